@@ -1,0 +1,14 @@
+/** @type {import('jest').Config} */
+module.exports = {
+  testEnvironment: 'node',
+  // One worker process: the suites share one set of local services (Temporal, Milvus Lite, embeddings).
+  maxWorkers: 1,
+  roots: ['<rootDir>/test'],
+  testMatch: ['**/*.test.ts'],
+  transform: {
+    '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } }],
+  },
+  testTimeout: 60_000,
+  // A test that needs a service and cannot reach it fails; nothing is skipped quietly.
+  errorOnDeprecated: true,
+};
