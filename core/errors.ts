@@ -1,0 +1,56 @@
+import { z } from 'zod';
+
+/**
+ * The closed set of error codes ragtime raises. Across Temporal they travel as
+ * `ApplicationFailure.type`; in-process they are `RagError.code`.
+ * Add codes, never rename one: the strings are persisted in workflow histories.
+ */
+export const RagErrorCode = z.enum([
+  'INVALID_INPUT',
+  'INVALID_CONFIG',
+  'INVALID_RESUME_STATE',
+  'NOT_AWAITING_INPUT',
+  'UNKNOWN_RUN',
+  'MODEL_NOT_CONFIGURED',
+  'MODEL_OUTPUT_INVALID',
+  'PLANNER_NO_SUB_QUESTIONS',
+  'REWRITE_INCOMPLETE',
+  'SERVICE_UNAVAILABLE',
+]);
+export type RagErrorCode = z.infer<typeof RagErrorCode>;
+
+/** Codes that no retry can fix: the run (or the call) fails at once. */
+const TERMINAL_CODES: ReadonlySet<RagErrorCode> = new Set<RagErrorCode>([
+  'INVALID_INPUT',
+  'INVALID_CONFIG',
+  'INVALID_RESUME_STATE',
+  'NOT_AWAITING_INPUT',
+  'UNKNOWN_RUN',
+  'MODEL_NOT_CONFIGURED',
+  'PLANNER_NO_SUB_QUESTIONS',
+  'REWRITE_INCOMPLETE',
+]);
+
+export class RagError extends Error {
+  override readonly name = 'RagError';
+  readonly code: RagErrorCode;
+
+  constructor(code: RagErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+  }
+
+  /** True when retrying cannot change the outcome. */
+  get terminal(): boolean {
+    return TERMINAL_CODES.has(this.code);
+  }
+}
+
+export function isRagError(value: unknown): value is RagError {
+  return value instanceof RagError;
+}
+
+/** One readable line from a zod error, prefixed with what was being parsed. */
+export function describeZodError(subject: string, error: z.ZodError): string {
+  return `${subject}: ${z.prettifyError(error).replace(/\n+/g, '; ')}`;
+}
