@@ -54,5 +54,5 @@ export function isRagError(value: unknown): value is RagError {
 
 /** One readable line from a zod error, prefixed with what was being parsed. */
 export function describeZodError(subject: string, error: z.ZodError): string {
-  return `${subject}: ${z.prettifyError(error).replace(/\n+/g, '; ')}`;
+  return `${subject}: ${z.prettifyError(error).replace(/\s*\n\s*/g, ' ')}`;
 }
