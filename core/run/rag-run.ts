@@ -1,0 +1,189 @@
+import { RagError } from '../errors';
+import { buildHitlResumeState, isHitlResult, type RunResult } from '../graph/hitl-resume';
+import { ProgressLog, type RagStep, type StepGroup, type StepMessage } from '../progress/rag-step';
+import type { RetrievalStatus, Route } from '../schemas/graph-values';
+import type { HitlResumeState } from '../schemas/hitl-resume-state';
+import type { Chunk } from '../schemas/retrieved-chunk';
+import type { HitlRequest, HitlRound, RagOutcome, RunError, RunStatus } from '../schemas/run-io';
+import { mergeTraceFragments, type TraceFragment } from '../trace/fragment';
+import { normalizeRagTrace } from '../trace/normalize';
+import type { RawRagTrace } from '../trace/raw-trace';
+
+export type AnswerVia = 'signal' | 'update' | 'resume_from';
+export type PendingAnswer = { text: string; via: AnswerVia };
+export type RunIds = { workflowId: string; runId: string; sessionId: string };
+
+/**
+ * The state of one run of the graph (the RAGState S of spec §2 plus the HITL conversation), as a plain class so
+ * that the workflow's message handlers stay one line each. Pure: time comes in as an argument.
+ */
+export class RagRun {
+  status: RunStatus = 'running';
+  question = '';
+  route: Route | null = null;
+  retrievalStatus: RetrievalStatus | null = null;
+  docs: Chunk[] = [];
+  rewriteCount = 0;
+  complexity: 'simple' | 'complex' | null = null;
+  complexityReason: string | null = null;
+  subQuestions: string[] = [];
+  trace: RawRagTrace | null = null;
+  hitl: HitlRequest | null = null;
+  resumeState: HitlResumeState | null = null;
+  readonly rounds: HitlRound[] = [];
+  error: RunError | null = null;
+  /** Bumped each time the run settles (asks, completes or fails), so a waiter can tell "the next" settle. */
+  settleCount = 0;
+  private inbox: PendingAnswer | null = null;
+  private readonly progress: ProgressLog;
+
+  constructor(startedAt: number) {
+    this.progress = new ProgressLog(startedAt);
+  }
+
+  step(message: StepMessage | StepMessage[], now: number, group: StepGroup = null): void {
+    for (const item of Array.isArray(message) ? message : [message]) this.progress.add(item, now, group);
+  }
+
+  appendSteps(steps: readonly RagStep[]): void {
+    this.progress.append(steps);
+  }
+
+  steps(): RagStep[] {
+    return this.progress.all();
+  }
+
+  applyTrace(...fragments: TraceFragment[]): void {
+    this.trace = mergeTraceFragments(this.trace, ...fragments);
+  }
+
+  /** The S values the HITL helpers read (spec §4.1). */
+  private asRunResult(): RunResult {
+    return {
+      question: this.question,
+      route: this.route,
+      retrieval_status: this.retrievalStatus,
+      rewrite_count: this.rewriteCount,
+      complexity: this.complexity,
+      complexity_reason: this.complexityReason,
+      sub_questions: this.subQuestions,
+      rag_trace: this.trace,
+    };
+  }
+
+  needsPerson(): boolean {
+    return isHitlResult(this.asRunResult());
+  }
+
+  /** Publishes the pending question and its resume snapshot (spec §4.1 step 2, DESIGN §3.5). */
+  askPerson(round: number): void {
+    this.resumeState = buildHitlResumeState(this.asRunResult());
+    const trace = this.trace ?? {};
+    this.hitl = { prompt: trace.hitl_prompt ?? '', options: [...(trace.hitl_options ?? [])], round };
+    this.rounds.push({
+      round,
+      route: this.resumeState.route,
+      retrieval_status: this.resumeState.retrieval_status,
+      prompt: this.hitl.prompt,
+      options: this.hitl.options,
+      answer: null,
+      answered_via: null,
+      outcome: 'waiting',
+    });
+    this.status = 'awaiting_input';
+    this.settleCount += 1;
+  }
+
+  /** Why an answer cannot be taken now, or null when it can. Used by the update validator. */
+  answerRejection(): RagError | null {
+    if (this.status !== 'awaiting_input') {
+      return new RagError('NOT_AWAITING_INPUT', `run is ${this.status}, not awaiting input; an answer is taken only while the run waits for one`);
+    }
+    if (this.inbox) return new RagError('NOT_AWAITING_INPUT', 'an answer for this round was already received');
+    return null;
+  }
+
+  /** Takes an answer if the run waits for one; returns whether it was taken (a late signal is dropped). */
+  receiveAnswer(text: string, via: AnswerVia): boolean {
+    if (this.answerRejection()) return false;
+    this.inbox = { text, via };
+    return true;
+  }
+
+  hasAnswer(): boolean {
+    return this.inbox !== null;
+  }
+
+  /** Takes the received answer and marks the round answered; the run is running again. */
+  takeAnswer(): PendingAnswer {
+    const answer = this.inbox;
+    if (!answer) throw new RagError('NOT_AWAITING_INPUT', 'no answer was received');
+    this.inbox = null;
+    this.closeRound('answered', answer);
+    this.status = 'running';
+    this.hitl = null;
+    return answer;
+  }
+
+  /** Records an answer given before this run started (a resume from a snapshot). */
+  recordResumeAnswer(snapshot: HitlResumeState, text: string): void {
+    this.rounds.push({
+      round: 0,
+      route: snapshot.route,
+      retrieval_status: snapshot.retrieval_status,
+      prompt: '',
+      options: [],
+      answer: text,
+      answered_via: 'resume_from',
+      outcome: 'answered',
+    });
+  }
+
+  private closeRound(outcome: HitlRound['outcome'], answer: PendingAnswer | null = null): void {
+    const round = this.rounds[this.rounds.length - 1];
+    if (!round || round.outcome !== 'waiting') return;
+    round.outcome = outcome;
+    round.answer = answer?.text ?? null;
+    round.answered_via = answer?.via ?? null;
+  }
+
+  /** Ends the run. A run that still needs a person ends with its snapshot (timed out or out of rounds). */
+  complete(endedWaiting: 'timed_out' | 'rounds_exhausted' | null = null): void {
+    if (endedWaiting) this.closeRound(endedWaiting);
+    if (!this.needsPerson()) {
+      this.resumeState = null;
+      this.hitl = null;
+    }
+    this.status = 'completed';
+    this.settleCount += 1;
+  }
+
+  fail(error: RunError): void {
+    this.error = error;
+    this.status = 'failed';
+    this.settleCount += 1;
+  }
+
+  isSettled(): boolean {
+    return this.status !== 'running';
+  }
+
+  normalizedTrace() {
+    return normalizeRagTrace(this.trace);
+  }
+
+  outcome(ids: RunIds): RagOutcome {
+    return {
+      ...ids,
+      status: this.status,
+      route: this.route,
+      retrieval_status: this.retrievalStatus,
+      rag_trace: this.normalizedTrace(),
+      docs: this.docs,
+      hitl: this.hitl,
+      hitl_resume_state: this.resumeState,
+      rounds: this.rounds.map((round) => ({ ...round })),
+      error: this.error,
+    };
+  }
+}

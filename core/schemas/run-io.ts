@@ -1,0 +1,86 @@
+import { z } from 'zod';
+import { RetrievalStatus, Route } from './graph-values';
+import { HitlResumeState } from './hitl-resume-state';
+import { RagTrace } from './rag-trace';
+import { Chunk } from './retrieved-chunk';
+
+/** A question is 1–2,000 characters after trimming. */
+export const QUESTION_MAX_LENGTH = 2000;
+/** An answer to a clarification question: 1–2,000 characters after trimming. */
+export const ANSWER_MAX_LENGTH = 2000;
+/** How long a run waits for a person by default: 7 days. */
+export const DEFAULT_ANSWER_TIMEOUT_MS = 7 * 24 * 60 * 60 * 1000;
+/** How many clarification questions one run may ask by default. */
+export const DEFAULT_MAX_HITL_ROUNDS = 3;
+
+export const Question = z.string().trim().min(1, 'question is empty after trimming').max(QUESTION_MAX_LENGTH);
+
+export const SessionId = z
+  .string()
+  .trim()
+  .min(1, 'sessionId is empty')
+  .max(200)
+  .regex(/^[\w.:@-]+$/, 'sessionId may hold letters, digits and _ . : @ - only');
+
+export const HitlAnswer = z.string().trim().min(1, 'answer is empty after trimming').max(ANSWER_MAX_LENGTH);
+
+export const HitlSettings = z.strictObject({
+  answerTimeoutMs: z.number().int().positive().default(DEFAULT_ANSWER_TIMEOUT_MS),
+  maxRounds: z.number().int().min(1).max(10).default(DEFAULT_MAX_HITL_ROUNDS),
+});
+export type HitlSettings = z.infer<typeof HitlSettings>;
+
+/** Continue from a snapshot a run left (late answers, or snapshots from elsewhere); validated strictly later (T32). */
+export const ResumeFrom = z.strictObject({ snapshot: z.unknown(), answer: z.string() });
+
+export const RagWorkflowInput = z.strictObject({
+  question: Question.optional(),
+  sessionId: SessionId,
+  hitl: HitlSettings.default({ answerTimeoutMs: DEFAULT_ANSWER_TIMEOUT_MS, maxRounds: DEFAULT_MAX_HITL_ROUNDS }),
+  resumeFrom: ResumeFrom.optional(),
+}).refine((input) => input.question !== undefined || input.resumeFrom !== undefined, {
+  message: 'question is required unless resumeFrom is given',
+  path: ['question'],
+});
+export type RagWorkflowInput = z.input<typeof RagWorkflowInput>;
+export type ParsedRagWorkflowInput = z.output<typeof RagWorkflowInput>;
+
+export const RunStatus = z.enum(['running', 'awaiting_input', 'completed', 'failed']);
+export type RunStatus = z.infer<typeof RunStatus>;
+
+/** The question a waiting run asks a person. */
+export const HitlRequest = z.object({ prompt: z.string(), options: z.array(z.string()), round: z.number().int().min(1) });
+export type HitlRequest = z.infer<typeof HitlRequest>;
+
+/** One clarification round of a run, for the record of why it ended as it did. */
+export const HitlRound = z.object({
+  round: z.number().int().min(1),
+  route: Route,
+  retrieval_status: RetrievalStatus,
+  prompt: z.string(),
+  options: z.array(z.string()),
+  answer: z.string().nullable(),
+  answered_via: z.enum(['signal', 'update', 'resume_from']).nullable(),
+  outcome: z.enum(['answered', 'timed_out', 'rounds_exhausted', 'waiting']),
+});
+export type HitlRound = z.infer<typeof HitlRound>;
+
+export const RunError = z.object({ type: z.string(), message: z.string() });
+export type RunError = z.infer<typeof RunError>;
+
+/** What apps read: the first or next settled state of a run (completed, awaiting input, failed). */
+export const RagOutcome = z.object({
+  workflowId: z.string(),
+  runId: z.string(),
+  sessionId: z.string(),
+  status: z.enum(['running', 'completed', 'awaiting_input', 'failed']),
+  route: Route.nullable(),
+  retrieval_status: RetrievalStatus.nullable(),
+  rag_trace: RagTrace.nullable(),
+  docs: z.array(Chunk),
+  hitl: HitlRequest.nullable(),
+  hitl_resume_state: HitlResumeState.nullable(),
+  rounds: z.array(HitlRound),
+  error: RunError.nullable(),
+});
+export type RagOutcome = z.infer<typeof RagOutcome>;
