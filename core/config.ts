@@ -1,0 +1,200 @@
+import { z } from 'zod';
+import { describeZodError, RagError } from './errors';
+import { RerankSettings, resolveRerankSettings } from './retrieval/rerank-config';
+
+type Env = Record<string, string | undefined>;
+
+// Python's str.isspace() set, which str.strip() removes (JS \s differs: it has \ufeff, lacks \x1c-\x1f and \x85).
+// int() and float() skip the same set except \x1c-\x1f (checked against CPython 3.11).
+const PY_NUMBER_SPACE = '\\t\\n\\v\\f\\r\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
+const PY_EDGE_SPACE = new RegExp(`^[${PY_NUMBER_SPACE}\\x1c-\\x1f]+|[${PY_NUMBER_SPACE}\\x1c-\\x1f]+$`, 'g');
+const PY_NUMBER_EDGE_SPACE = new RegExp(`^[${PY_NUMBER_SPACE}]+|[${PY_NUMBER_SPACE}]+$`, 'g');
+const PY_DIGITS = '\\d(?:_?\\d)*'; // ASCII digits; single underscores between digits are allowed (PEP 515)
+const PY_INT = new RegExp(`^[+-]?${PY_DIGITS}$`);
+const PY_MANTISSA = `(?:${PY_DIGITS}(?:\\.(?:${PY_DIGITS})?)?|\\.${PY_DIGITS})`;
+const PY_FLOAT = new RegExp(`^[+-]?${PY_MANTISSA}(?:[eE][+-]?${PY_DIGITS})?$`);
+
+/** Python's `str.strip()` without arguments. */
+export function pythonStrip(text: string): string {
+  return text.replace(PY_EDGE_SPACE, '');
+}
+
+/**
+ * Python's `int(text)`, or null where it raises: "+3", " 3 ", "1_000", "007" parse; "", "3.0", "1e3", "0x10" do not.
+ * Also null, unlike Python: non-ASCII digits ("３") and values beyond ±2^53, which a JS number cannot hold exactly.
+ */
+export function pythonInt(text: string): number | null {
+  const body = text.replace(PY_NUMBER_EDGE_SPACE, '');
+  if (!PY_INT.test(body)) return null;
+  const value = Number(body.replace(/_/g, '')) + 0; // + 0 turns "-0" into 0, as Python's int does
+  return Number.isSafeInteger(value) ? value : null;
+}
+
+/**
+ * Python's `float(text)`, or null where it raises: " 2.5 ", "1e-3", "1.", ".5", "+1_0" parse; "", "abc", "1e", "1,5"
+ * do not. Also null, unlike Python: "inf", "nan" and overflow, which JSON (traces, histories) cannot carry.
+ */
+export function pythonFloat(text: string): number | null {
+  const body = text.replace(PY_NUMBER_EDGE_SPACE, '');
+  if (!PY_FLOAT.test(body)) return null;
+  const value = Number(body.replace(/_/g, ''));
+  return Number.isFinite(value) ? value : null;
+}
+
+const text = z.string().min(1);
+
+/** The parsed configuration. Only `workers/` and the CLI build it, with `parseConfig(process.env)`. */
+export const RagConfig = z.object({
+  retrieval: z.object({
+    topK: z.number().int().min(1),
+    candidateMultiplier: z.number().int().min(1),
+    /** RETRIEVAL_CANDIDATE_K stripped but unparsed: spec §6.2 parses it per retrieval and traces a bad value. */
+    candidateKRaw: z.string(),
+    leafRetrieveLevel: z.number().int(),
+  }),
+  autoMerge: z.object({ enabled: z.boolean(), threshold: z.number().int() }),
+  rerank: RerankSettings,
+  temporal: z.object({ address: text, namespace: text, taskQueue: text }),
+  milvus: z.object({ address: text, token: text.optional(), collection: text, timeoutSeconds: z.number().positive() }),
+  embeddings: z.object({ baseUrl: text, model: text, dim: z.number().int().min(1) }),
+  /** `answerModel` is MODEL, the agent's answer model outside the RAG graph (spec §1). */
+  models: z.object({ apiKey: text, baseUrl: text, fastModel: text, gradeModel: text, answerModel: text }).partial(),
+  database: z.object({ url: text }).partial(),
+});
+export type RagConfig = z.infer<typeof RagConfig>;
+
+/** Defaults by variable: spec §1 for SuperMew's variables, DESIGN.md §6 for ragtime's own. */
+export const ENV_DEFAULTS = {
+  RETRIEVAL_TOP_K: 8, // spec §1
+  RETRIEVAL_CANDIDATE_MULTIPLIER: 3, // spec §1
+  LEAF_RETRIEVE_LEVEL: 3, // spec §1
+  AUTO_MERGE_THRESHOLD: 2, // spec §1
+  RERANK_TIMEOUT_SECONDS: 5, // spec §1
+  RERANK_MIN_SCORE: 0, // spec §1
+  MILVUS_TIMEOUT: 30, // spec §1
+  MILVUS_HOST: '127.0.0.1', // spec §1 says localhost; Node may resolve that to ::1, where Milvus Lite is not listening
+  MILVUS_PORT: 19530, // spec §1
+  MILVUS_COLLECTION: 'embeddings_collection', // spec §1
+  TEMPORAL_ADDRESS: '127.0.0.1:7233',
+  TEMPORAL_NAMESPACE: 'default',
+  TEMPORAL_TASK_QUEUE: 'ragtime',
+  EMBEDDING_BASE_URL: 'http://127.0.0.1:8765/v1',
+  // Not the original's BAAI/bge-m3 (1024-d): vectors differ, so a SuperMew collection must be re-indexed (spec §6.7).
+  EMBEDDING_MODEL: 'multilingual-e5-small-q4',
+  EMBEDDING_DIM: 384,
+} as const;
+
+const RERANK_TIMEOUT_FLOOR = 0.1; // spec §1
+const HTTP_URL = /^https?:\/\/\S+$/;
+
+type Rule = { what: string; accepts: (value: number) => boolean };
+const ANY_INTEGER: Rule = { what: 'an integer', accepts: () => true };
+const POSITIVE_INTEGER: Rule = { what: 'a positive integer', accepts: (n) => n >= 1 };
+const PORT: Rule = { what: 'a port number (1-65535)', accepts: (n) => n >= 1 && n <= 65535 };
+const POSITIVE_SECONDS: Rule = { what: 'a positive number of seconds', accepts: (n) => n > 0 };
+
+/** Quotes a value for an error message, hiding URL credentials and cutting long values. */
+function quote(raw: string): string {
+  const shown = raw.replace(/\/\/[^/@\s]*@/, '//***@');
+  return JSON.stringify(shown.length > 60 ? `${shown.slice(0, 60)}…` : shown);
+}
+
+type Found = { name: string; value: string };
+
+function readEnv(env: Env, report: (message: string) => void) {
+  const problem = ({ name, value }: Found, what: string, fallback?: string | number, example?: string) => {
+    const set = example === undefined ? 'set one' : `set one such as ${example}`;
+    const unset = fallback === undefined ? 'unset it' : `unset it to use the default ${fallback}`;
+    report(`${name}=${quote(value)} is not ${what}: ${set}, or ${unset}`);
+  };
+  // ragtime's own variables (and the original's string variables): blank means unset; values are stripped.
+  const found = (...names: string[]): Found | undefined =>
+    names.map((name) => ({ name, value: pythonStrip(env[name] ?? '') })).find(({ value }) => value !== '');
+  // Where the original calls int()/float() without a try, a set-but-blank value crashes it, so blank is kept.
+  const verbatim = (name: string): Found | undefined =>
+    env[name] === undefined ? undefined : { name, value: env[name] };
+  // spec §1: where SuperMew catches ValueError, an unset, blank or unparsable value means the default.
+  const lenient = (name: keyof typeof ENV_DEFAULTS, parse: (t: string) => number | null, floor = -Infinity) => {
+    const parsed = parse(env[name] ?? '');
+    return parsed === null ? (ENV_DEFAULTS[name] as number) : Math.max(parsed, floor);
+  };
+  // Where SuperMew would crash at import, or ragtime needs a valid value, report the problem instead.
+  const strict = (source: Found | undefined, fallback: number, rule: Rule, parse = pythonInt) => {
+    if (source === undefined) return fallback;
+    const value = parse(source.value);
+    if (value !== null && rule.accepts(value)) return value;
+    problem(source, rule.what, fallback);
+    return fallback;
+  };
+  const url = <T extends string | undefined>(source: Found | undefined, fallback: T, example?: string): string | T => {
+    if (source !== undefined && !HTTP_URL.test(source.value)) problem(source, 'an http(s) URL', fallback, example);
+    return source?.value ?? fallback;
+  };
+  const text = (...names: string[]) => found(...names)?.value;
+  return { found, verbatim, lenient, strict, url, text };
+}
+
+const ConfigFromEnv = z
+  .record(z.string(), z.string().optional())
+  .transform((env, ctx): z.input<typeof RagConfig> => {
+    const read = readEnv(env, (message) => ctx.addIssue({ code: 'custom', message }));
+    const D = ENV_DEFAULTS;
+    return {
+      retrieval: {
+        topK: read.lenient('RETRIEVAL_TOP_K', pythonInt, 1),
+        candidateMultiplier: read.lenient('RETRIEVAL_CANDIDATE_MULTIPLIER', pythonInt, 1),
+        candidateKRaw: pythonStrip(env.RETRIEVAL_CANDIDATE_K ?? ''),
+        leafRetrieveLevel: read.strict(read.verbatim('LEAF_RETRIEVE_LEVEL'), D.LEAF_RETRIEVE_LEVEL, ANY_INTEGER),
+      },
+      autoMerge: {
+        // spec §1: no strip, so " false" enables; only the lower-cased value "false" disables.
+        enabled: (env.AUTO_MERGE_ENABLED ?? 'true').toLowerCase() !== 'false',
+        threshold: read.strict(read.verbatim('AUTO_MERGE_THRESHOLD'), D.AUTO_MERGE_THRESHOLD, ANY_INTEGER),
+      },
+      rerank: resolveRerankSettings({
+        model: env.RERANK_MODEL,
+        host: env.RERANK_BINDING_HOST,
+        apiKey: env.RERANK_API_KEY,
+        timeoutSeconds: read.lenient('RERANK_TIMEOUT_SECONDS', pythonFloat, RERANK_TIMEOUT_FLOOR),
+        minScore: read.lenient('RERANK_MIN_SCORE', pythonFloat),
+      }),
+      temporal: {
+        address: read.text('TEMPORAL_ADDRESS') ?? D.TEMPORAL_ADDRESS,
+        namespace: read.text('TEMPORAL_NAMESPACE') ?? D.TEMPORAL_NAMESPACE,
+        taskQueue: read.text('TEMPORAL_TASK_QUEUE') ?? D.TEMPORAL_TASK_QUEUE,
+      },
+      milvus: {
+        // The original's MILVUS_HOST and MILVUS_PORT matter (and are checked) only when MILVUS_ADDRESS is unset.
+        address:
+          read.text('MILVUS_ADDRESS') ??
+          `${read.text('MILVUS_HOST') ?? D.MILVUS_HOST}:${read.strict(read.found('MILVUS_PORT'), D.MILVUS_PORT, PORT)}`,
+        token: read.text('MILVUS_TOKEN'),
+        collection: read.text('MILVUS_COLLECTION') ?? D.MILVUS_COLLECTION,
+        timeoutSeconds: read.strict(read.verbatim('MILVUS_TIMEOUT'), D.MILVUS_TIMEOUT, POSITIVE_SECONDS, pythonFloat),
+      },
+      embeddings: {
+        baseUrl: read.url(read.found('EMBEDDING_BASE_URL'), D.EMBEDDING_BASE_URL),
+        model: read.text('EMBEDDING_MODEL') ?? D.EMBEDDING_MODEL,
+        dim: read.strict(read.found('EMBEDDING_DIM', 'DENSE_EMBEDDING_DIM'), D.EMBEDDING_DIM, POSITIVE_INTEGER),
+      },
+      models: {
+        apiKey: read.text('OPENAI_API_KEY', 'ARK_API_KEY'),
+        baseUrl: read.url(read.found('OPENAI_BASE_URL', 'BASE_URL'), undefined, 'https://api.openai.com/v1'),
+        fastModel: read.text('FAST_MODEL'),
+        gradeModel: read.text('GRADE_MODEL'),
+        answerModel: read.text('MODEL'),
+      },
+      database: { url: read.text('DATABASE_URL') },
+    };
+  })
+  .pipe(RagConfig);
+
+/**
+ * Reads ragtime's configuration from environment variables (spec §1 defaults and parse rules).
+ * Every invalid variable is reported at once in one RagError('INVALID_CONFIG'); secrets never appear in it.
+ */
+export function parseConfig(env: Env): RagConfig {
+  const result = ConfigFromEnv.safeParse(env);
+  if (!result.success) throw new RagError('INVALID_CONFIG', describeZodError('invalid configuration', result.error));
+  return result.data;
+}
