@@ -106,6 +106,7 @@ test('a workflow with a signal, a query and an activity runs and is found by its
       { timeoutMs: 30_000, intervalMs: 500 },
     );
     expect(found.workflowId).toBe(handle.workflowId);
+    expect(found.typedSearchAttributes.get(RagRoute)).toBe('smoke');
     expect(found.typedSearchAttributes.get(RagComplexity)).toBe('simple');
     expect(found.typedSearchAttributes.get(RagHitlRounds)).toBe(0);
 
