@@ -1,5 +1,5 @@
 import { RagError } from '../errors';
-import { pyStrip } from '../python-str';
+import { pythonStrip } from '../python-text';
 import type { RewritePlan } from '../schemas/model-outputs';
 import type { Rewrite } from '../trace/writers';
 
@@ -12,8 +12,8 @@ export const HYDE_MARKER = '\n\n假设性答案文档：';
  * filled, matching the method the model chose. The rewritten query is the original question, a marker, and the text.
  */
 export function composeRewrite(question: string, plan: RewritePlan): Rewrite {
-  const stepBack = pyStrip(plan.step_back_question);
-  const hyde = pyStrip(plan.hyde_document);
+  const stepBack = pythonStrip(plan.step_back_question);
+  const hyde = pythonStrip(plan.hyde_document);
   if (plan.method === 'step_back') {
     if (!stepBack || hyde) {
       throw new RagError('REWRITE_INCOMPLETE', 'step_back rewrite needs a non-empty step_back_question and an empty hyde_document');

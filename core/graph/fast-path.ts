@@ -1,4 +1,4 @@
-import { PY_WHITESPACE_CLASS, pyStrip } from '../python-str';
+import { PY_WHITESPACE_CLASS, pythonStrip } from '../python-text';
 
 /*
  * The local fast path of `classify_complexity` (spec §4.2.1): a question that is obviously simple skips the planner.
@@ -40,7 +40,7 @@ const TRAILING_PUNCTUATION = /[?？。.!！]+$/;
 
 /** Trim, collapse whitespace runs into one ASCII space, lower-case. */
 export function normalizeForFastPath(question: string): string {
-  return pyStrip(question).replace(WHITESPACE_RUN, ' ').toLowerCase();
+  return pythonStrip(question).replace(WHITESPACE_RUN, ' ').toLowerCase();
 }
 
 const codePointLength = (text: string): number => [...text].length;

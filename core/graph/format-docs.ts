@@ -1,4 +1,4 @@
-import { pythonStr } from '../python-str';
+import { pythonStr } from '../python-text';
 import type { Chunk } from '../schemas/retrieved-chunk';
 
 /** spec §4.4.2: the separator between rendered chunks. */

@@ -24,6 +24,11 @@ export type GradeStepResult = {
 
 const DROPS_EVIDENCE: ReadonlySet<Route> = new Set<Route>(['no_knowledge', 'clarify', 'scope_select']);
 
+/** The evidence a route keeps: answer and rewrite keep it, the others empty it (spec §4.5 step 7). */
+export function evidenceAfterRoute(route: Route, docs: Chunk[]): Chunk[] {
+  return DROPS_EVIDENCE.has(route) ? [] : docs;
+}
+
 /** What `grade_documents_node` decides from a grade (spec §4.5 steps 3–7), without the model call. */
 export function gradeStep(input: GradeStepInput): GradeStepResult {
   const hasDocs = input.docs.length > 0;
@@ -37,7 +42,7 @@ export function gradeStep(input: GradeStepInput): GradeStepResult {
     route,
     retrievalStatus: update.retrieval_status,
     update,
-    docs: DROPS_EVIDENCE.has(route) ? [] : input.docs,
+    docs: evidenceAfterRoute(route, input.docs),
     traceFragment: gradeFragment(update, hasDocs),
   };
 }

@@ -1,5 +1,5 @@
 import { RagError, describeZodError } from '../errors';
-import { pyStrip } from '../python-str';
+import { pythonStrip } from '../python-text';
 import { HITL_ROUTES, HITL_STATUSES } from '../schemas/graph-values';
 import { HitlResumeState } from '../schemas/hitl-resume-state';
 import type { RawRagTrace } from '../trace/raw-trace';
@@ -58,7 +58,7 @@ export function buildHitlResumeState(result: RunResult): HitlResumeState {
  */
 export function refinedQuestionForHitl(snapshot: Pick<HitlResumeState, 'question'>, userAnswer: string): string {
   const question = snapshot.question || '';
-  const answer = pyStrip(userAnswer);
+  const answer = pythonStrip(userAnswer);
   if (!question) return answer;
   if (!answer || question.includes(answer)) return question;
   return `${answer}：${question}`;

@@ -1,5 +1,5 @@
 import { RagError } from '../errors';
-import { pyStrip } from '../python-str';
+import { pythonStrip } from '../python-text';
 import { MAX_SUB_QUESTIONS, type ComplexityResult } from '../schemas/model-outputs';
 import type { Complexity } from '../schemas/graph-values';
 
@@ -7,7 +7,7 @@ export type ComplexityPlan = { complexity: Complexity; complexityReason: string;
 
 /** Trims sub-questions, drops blank ones, keeps the first 4 (spec §4.2 step 5, §4.3). */
 export function cleanSubQuestions(subQuestions: readonly string[]): string[] {
-  return subQuestions.map(pyStrip).filter(Boolean).slice(0, MAX_SUB_QUESTIONS);
+  return subQuestions.map(pythonStrip).filter(Boolean).slice(0, MAX_SUB_QUESTIONS);
 }
 
 /**
@@ -15,7 +15,7 @@ export function cleanSubQuestions(subQuestions: readonly string[]): string[] {
  * error (T25); a single sub-question is accepted (T26). A simple plan writes an empty list.
  */
 export function cleanComplexityResult(result: ComplexityResult): ComplexityPlan {
-  const complexity = pyStrip(result.complexity).toLowerCase() || 'simple';
+  const complexity = pythonStrip(result.complexity).toLowerCase() || 'simple';
   if (complexity !== 'simple' && complexity !== 'complex') {
     throw new RagError('MODEL_OUTPUT_INVALID', `complexity planner returned complexity "${complexity}"; expected simple or complex`);
   }
@@ -25,7 +25,7 @@ export function cleanComplexityResult(result: ComplexityResult): ComplexityPlan 
   }
   return {
     complexity,
-    complexityReason: pyStrip(result.reason),
+    complexityReason: pythonStrip(result.reason),
     subQuestions: complexity === 'complex' ? subQuestions : [],
   };
 }

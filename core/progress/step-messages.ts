@@ -1,4 +1,4 @@
-import { pythonStr } from '../python-str';
+import { pythonStr } from '../python-text';
 import type { RetrievalStatus, Route, RewriteMethod } from '../schemas/graph-values';
 import type { RetrievalMeta } from '../trace/raw-trace';
 import type { StepMessage } from './rag-step';

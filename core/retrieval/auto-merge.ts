@@ -1,3 +1,4 @@
+import { pythonStrip } from '../python-text';
 import type { Chunk } from '../schemas/retrieved-chunk';
 import { mergeScoreInto } from './score-merge';
 
@@ -6,7 +7,7 @@ import { mergeScoreInto } from './score-merge';
  * `qualifyingParentIds` says which parents to fetch, `mergePass` replaces children by the parents that were found.
  */
 
-const parentIdOf = (chunk: Chunk): string => (typeof chunk.parent_chunk_id === 'string' ? chunk.parent_chunk_id.trim() : '');
+const parentIdOf = (chunk: Chunk): string => (typeof chunk.parent_chunk_id === 'string' ? pythonStrip(chunk.parent_chunk_id) : '');
 
 function groupSizes(candidates: readonly Chunk[]): Map<string, number> {
   const sizes = new Map<string, number>();

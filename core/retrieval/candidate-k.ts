@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { pythonInt, pythonStrip, type RagConfig } from '../config';
+import { type RagConfig } from '../config';
+import { pythonInt, pythonStrip } from '../python-text';
 
 // spec §6.2: the trace text when RETRIEVAL_CANDIDATE_K is set but is not an integer.
 export const INVALID_CANDIDATE_K = 'invalid RETRIEVAL_CANDIDATE_K';

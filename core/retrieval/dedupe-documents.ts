@@ -1,10 +1,10 @@
-import { pythonStr } from '../python-str';
+import { pythonStr, pythonStrip } from '../python-text';
 import type { Chunk } from '../schemas/retrieved-chunk';
 import { mergeScoreInto } from './score-merge';
 
 /** spec §4.10 step 3: the chunk id when it has one, else `filename|page_number|text` rendered as Python would. */
 export function dedupeKey(chunk: Chunk): string {
-  const chunkId = typeof chunk.chunk_id === 'string' ? chunk.chunk_id.trim() : '';
+  const chunkId = typeof chunk.chunk_id === 'string' ? pythonStrip(chunk.chunk_id) : '';
   if (chunkId) return chunkId;
   const part = (value: unknown): string => (value === undefined ? 'None' : pythonStr(value));
   return `${part(chunk.filename)}|${part(chunk.page_number)}|${part(chunk.text)}`;

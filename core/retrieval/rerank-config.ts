@@ -1,16 +1,11 @@
 import { z } from 'zod';
+import { pythonStrip } from '../python-text';
 
 // spec §6.6.1: values that `.env.example` ships as placeholders read as "unset".
 const PLACEHOLDER_PREFIXES = ['your_', 'your-', 'replace-with'];
 const PLACEHOLDER_FRAGMENTS = ['your-rerank', 'your_rerank'];
 // spec §6.6.1: the Jina/Cohere-style path appended to RERANK_BINDING_HOST.
 const RERANK_PATH = '/v1/rerank';
-
-// Python's str.strip() removes exactly the str.isspace() set, which differs from JS trim() (\x1c-\x1f and \x85
-// are Python whitespace, \ufeff is not). core/config.ts holds the same set; it is repeated here because config.ts
-// imports this module, and importing back would create a cycle.
-const PY_SPACE = '[\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000]';
-const PY_EDGE_SPACE = new RegExp(`^${PY_SPACE}+|${PY_SPACE}+$`, 'g');
 
 /** Rerank settings as retrieval uses them and as the trace reports them (spec §6.6.1, §6.9). */
 export const RerankSettings = z.object({
@@ -41,7 +36,7 @@ export type RerankEnvSettings = {
  * or `replace-with`, or contains `your-rerank` / `your_rerank`, → null. Otherwise the trimmed value.
  */
 export function cleanRerankSetting(raw: string | null | undefined): string | null {
-  const value = (raw ?? '').replace(PY_EDGE_SPACE, '');
+  const value = pythonStrip(raw ?? '');
   if (value === '') return null;
   const lowered = value.toLowerCase();
   const isPlaceholder =
@@ -56,7 +51,7 @@ export function cleanRerankSetting(raw: string | null | undefined): string | nul
  */
 export function rerankEndpoint(host: string | null | undefined): string {
   if (!host) return '';
-  const base = host.replace(PY_EDGE_SPACE, '').replace(/\/+$/, '');
+  const base = pythonStrip(host).replace(/\/+$/, '');
   return base.endsWith(RERANK_PATH) ? base : `${base}${RERANK_PATH}`;
 }
 

@@ -78,8 +78,7 @@ export class RagRun {
   /** Publishes the pending question and its resume snapshot (spec §4.1 step 2, DESIGN §3.5). */
   askPerson(round: number): void {
     this.resumeState = buildHitlResumeState(this.asRunResult());
-    const trace = this.trace ?? {};
-    this.hitl = { prompt: trace.hitl_prompt ?? '', options: [...(trace.hitl_options ?? [])], round };
+    this.hitl = this.currentQuestion(round);
     this.rounds.push({
       round,
       route: this.resumeState.route,
@@ -147,15 +146,31 @@ export class RagRun {
     round.answered_via = answer?.via ?? null;
   }
 
-  /** Ends the run. A run that still needs a person ends with its snapshot (timed out or out of rounds). */
-  complete(endedWaiting: 'timed_out' | 'rounds_exhausted' | null = null): void {
-    if (endedWaiting) this.closeRound(endedWaiting);
-    if (!this.needsPerson()) {
+  /** Ends the run with no answer for the pending question. Its snapshot lets an app resume later. */
+  timeOut(): void {
+    this.closeRound('timed_out');
+    this.finish();
+  }
+
+  /**
+   * Ends the run. One that still needs a person (out of rounds, or timed out) keeps its question and a snapshot
+   * of its latest state, so an app can resume it later with a new run.
+   */
+  finish(): void {
+    if (this.needsPerson()) {
+      this.resumeState = buildHitlResumeState(this.asRunResult());
+      this.hitl = this.currentQuestion(this.hitl?.round ?? this.rounds.length + 1);
+    } else {
       this.resumeState = null;
       this.hitl = null;
     }
     this.status = 'completed';
     this.settleCount += 1;
+  }
+
+  private currentQuestion(round: number): HitlRequest {
+    const trace = this.trace ?? {};
+    return { prompt: trace.hitl_prompt ?? '', options: [...(trace.hitl_options ?? [])], round };
   }
 
   fail(error: RunError): void {

@@ -61,7 +61,7 @@ export const HitlRound = z.object({
   options: z.array(z.string()),
   answer: z.string().nullable(),
   answered_via: z.enum(['signal', 'update', 'resume_from']).nullable(),
-  outcome: z.enum(['answered', 'timed_out', 'rounds_exhausted', 'waiting']),
+  outcome: z.enum(['waiting', 'answered', 'timed_out']),
 });
 export type HitlRound = z.infer<typeof HitlRound>;
 

@@ -5,6 +5,14 @@ import type { Chunk } from '../schemas/retrieved-chunk';
 import { nonNullRetrievalMeta, type TraceFragment } from './fragment';
 import type { RetrievalMeta } from './raw-trace';
 
+/**
+ * What a retrieval contributes to the trace: the R group, non-null keys only (spec §6.9), replacing the previous
+ * retrieval's group whole (DESIGN §4). The retrieve activity returns it as its trace fragment.
+ */
+export function retrievalMetaFragment(meta: RetrievalMeta): TraceFragment {
+  return { replacesRetrievalMeta: true, fields: nonNullRetrievalMeta(meta) };
+}
+
 /*
  * One fragment builder per trace-writing step of the graph (spec §4.4–§4.11). Each says exactly which keys its
  * step writes; the order in which a run folds them is the graph's order.
@@ -12,14 +20,17 @@ import type { RetrievalMeta } from './raw-trace';
 
 export type RetrievalResult = { docs: Chunk[]; meta: RetrievalMeta };
 
-/** `retrieve_initial` (spec §4.4 step 5): creates a new trace. Complexity fields are null in sub-agents. */
+/**
+ * `retrieve_initial` (spec §4.4 step 5): creates a new trace. Complexity fields are null in sub-agents.
+ * The R group comes from the retrieval's own fragment (`retrievalMetaFragment`), merged after this one.
+ */
 export function initialRetrievalFragment(input: {
   query: string;
-  retrieval: RetrievalResult;
+  docs: Chunk[];
   complexity: string | null;
   complexityReason: string | null;
 }): TraceFragment {
-  const { docs, meta } = input.retrieval;
+  const { docs } = input;
   return {
     startsTrace: true,
     fields: {
@@ -31,7 +42,6 @@ export function initialRetrievalFragment(input: {
       retrieval_stage: 'initial',
       complexity: input.complexity,
       complexity_reason: input.complexityReason,
-      ...nonNullRetrievalMeta(meta),
     },
   };
 }
@@ -72,17 +82,15 @@ export function rewritePlanFragment(rewrite: Rewrite, rewriteCountBefore: number
   };
 }
 
-/** `retrieve_rewritten` (spec §4.8 step 5). The query stays Q; the R group is replaced whole (DESIGN §4). */
-export function rewrittenRetrievalFragment(rewrite: Rewrite, retrieval: RetrievalResult): TraceFragment {
+/** `retrieve_rewritten` (spec §4.8 step 5). The query stays Q; the R group comes from the retrieval's fragment. */
+export function rewrittenRetrievalFragment(rewrite: Rewrite, docs: Chunk[]): TraceFragment {
   return {
-    replacesRetrievalMeta: true,
     fields: {
       rewrite_method: rewrite.rewrite_method,
       rewritten_query: rewrite.rewritten_query,
-      retrieved_chunks: retrieval.docs,
-      rewrite_retrieved_chunks: retrieval.docs,
+      retrieved_chunks: docs,
+      rewrite_retrieved_chunks: docs,
       retrieval_stage: 'rewritten',
-      ...nonNullRetrievalMeta(retrieval.meta),
       ...rewriteTexts(rewrite),
     },
   };
@@ -114,20 +122,21 @@ export function resumeStartFragment(snapshot: HitlResumeState, refinedQuestion: 
   };
 }
 
-/** `_retrieve_resume_query` (spec §4.11.3 step 3); `initial_retrieved_chunks` is never written in a resume. */
-export function targetedRetrievalFragment(refinedQuestion: string, retrieval: RetrievalResult): TraceFragment {
+/**
+ * `_retrieve_resume_query` (spec §4.11.3 step 3); `initial_retrieved_chunks` is never written in a resume.
+ * The R group comes from the retrieval's fragment.
+ */
+export function targetedRetrievalFragment(refinedQuestion: string, docs: Chunk[]): TraceFragment {
   return {
-    replacesRetrievalMeta: true,
     fields: {
       tool_used: true,
       tool_name: TOOL_NAME,
       query: refinedQuestion,
-      retrieved_chunks: retrieval.docs,
-      hitl_targeted_retrieved_chunks: retrieval.docs,
+      retrieved_chunks: docs,
+      hitl_targeted_retrieved_chunks: docs,
       hitl_resumed: true,
       hitl_resume_strategy: 'targeted_retrieval',
       retrieval_stage: 'hitl_targeted_retrieval',
-      ...nonNullRetrievalMeta(retrieval.meta),
     },
   };
 }

@@ -25,6 +25,7 @@ import { normalizeRagTrace } from '../../core/trace/normalize';
 import type { RawRagTrace, RetrievalMeta } from '../../core/trace/raw-trace';
 import {
   initialRetrievalFragment,
+  retrievalMetaFragment,
   resumeStartFragment,
   rewriteBudgetExhaustedFragment,
   rewritePlanFragment,
@@ -372,10 +373,11 @@ function runSimplePath(models: Models, question: string, plan: Plan): RunOutcome
     null,
     initialRetrievalFragment({
       query: question,
-      retrieval: initial,
+      docs: initial.docs,
       complexity: plan.complexity,
       complexityReason: plan.complexityReason,
     }),
+    retrievalMetaFragment(initial.meta),
   );
   let rewriteCount = 0;
   let graded = gradeDocuments(models, question, initial.docs, rewriteCount, false);
@@ -386,7 +388,11 @@ function runSimplePath(models: Models, question: string, plan: Plan): RunOutcome
     if (step.kind === 'budget_exhausted') throw new Error('unreachable: resolveRoute returned rewrite with the budget used');
     rewriteCount = step.rewriteCount;
     const rewritten = models.retrieve(step.rewrite.rewritten_query);
-    rawTrace = mergeTraceFragments(step.rawTrace, rewrittenRetrievalFragment(step.rewrite, rewritten));
+    rawTrace = mergeTraceFragments(
+      step.rawTrace,
+      rewrittenRetrievalFragment(step.rewrite, rewritten.docs),
+      retrievalMetaFragment(rewritten.meta),
+    );
     // The grader still sees the original question (spec §4.8, last line).
     graded = gradeDocuments(models, question, rewritten.docs, rewriteCount, false);
     rawTrace = mergeTraceFragments(rawTrace, graded.traceFragment);
@@ -417,7 +423,8 @@ export function runSubAgent(models: Models, subQuestion: string): SubResult {
   const retrieval = models.retrieve(subQuestion);
   let rawTrace = mergeTraceFragments(
     null,
-    initialRetrievalFragment({ query: subQuestion, retrieval, complexity: null, complexityReason: null }),
+    initialRetrievalFragment({ query: subQuestion, docs: retrieval.docs, complexity: null, complexityReason: null }),
+    retrievalMetaFragment(retrieval.meta),
   );
   const graded = gradeDocuments(models, subQuestion, retrieval.docs, 0, true);
   rawTrace = mergeTraceFragments(rawTrace, graded.traceFragment);
@@ -474,7 +481,11 @@ export function resumeRag(models: Models, snapshotInput: unknown, userAnswer: st
   const refined = refinedQuestionForHitl(snapshot, userAnswer);
   let rawTrace = mergeTraceFragments(null, resumeStartFragment(snapshot, refined, userAnswer));
   const retrieval = models.retrieve(refined);
-  rawTrace = mergeTraceFragments(rawTrace, targetedRetrievalFragment(refined, retrieval));
+  rawTrace = mergeTraceFragments(
+    rawTrace,
+    targetedRetrievalFragment(refined, retrieval.docs),
+    retrievalMetaFragment(retrieval.meta),
+  );
   const graded = gradeDocuments(models, refined, retrieval.docs, snapshot.rewrite_count, false);
   rawTrace = mergeTraceFragments(rawTrace, graded.traceFragment);
   const run = {
