@@ -1,0 +1,43 @@
+import type { GradeStepResult } from '../core/graph/grade-step';
+import type { ComplexityPlan } from '../core/graph/plan-complexity';
+import type { EvidenceGrade } from '../core/schemas/model-outputs';
+import type { Chunk } from '../core/schemas/retrieved-chunk';
+import type { TraceFragment } from '../core/trace/fragment';
+import type { Rewrite, RetrievalResult } from '../core/trace/writers';
+
+/*
+ * The activity interfaces the workflows call (DESIGN §2). Each returns its data plus the trace fragment that
+ * follows from it, built by a pure core/ function, so the workflow's trace is a pure function of activity results.
+ * Workflows import these as types only.
+ */
+
+export type ActivityResult<T> = { data: T; traceFragment: TraceFragment };
+
+/** Which retrieval of the graph this is: for the activity summary, logs and diagnostics. */
+export type RetrievalPurpose = 'initial' | 'rewritten' | 'sub_question' | 'hitl_targeted';
+
+export type PlanComplexityInput = { question: string };
+export type RetrieveInput = { query: string; purpose: RetrievalPurpose };
+export type GradeEvidenceInput = {
+  question: string;
+  /** The evidence; the grader reads it formatted as spec §4.4.2 says (core formatDocs). */
+  docs: Chunk[];
+  /** Routing context (spec §4.5.3): the grade is resolved into a route next to the model call. */
+  rewriteCount: number;
+  isSubAgent: boolean;
+};
+export type PlanRewriteInput = { question: string; rewriteCount: number };
+
+/** The grade, and what it resolves to. The evidence list is not sent back: the workflow keeps it (spec §4.5 step 7). */
+export type GradeEvidenceData = Omit<GradeStepResult, 'traceFragment' | 'docs'> & { grade: EvidenceGrade };
+
+export interface RagActivities {
+  /** spec §4.2 steps 3–6: the planner model, its output cleaned (not called when the fast path hits). */
+  planComplexity(input: PlanComplexityInput): Promise<ActivityResult<ComplexityPlan>>;
+  /** spec §6.1: never throws for infrastructure errors; they are reported in the meta. */
+  retrieve(input: RetrieveInput): Promise<ActivityResult<RetrievalResult>>;
+  /** spec §4.5 steps 2–7: the grader model on non-empty evidence, the route resolved from its grade. */
+  gradeEvidence(input: GradeEvidenceInput): Promise<ActivityResult<GradeEvidenceData>>;
+  /** spec §4.7.1: one rewrite plan, composed into the rewritten query. */
+  planRewrite(input: PlanRewriteInput): Promise<ActivityResult<Rewrite>>;
+}

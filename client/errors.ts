@@ -1,0 +1,38 @@
+import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
+import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { RagError, RagErrorCode } from '../core/errors';
+
+function applicationFailureIn(error: unknown): ApplicationFailure | null {
+  let current: unknown = error;
+  while (current instanceof Error) {
+    if (current instanceof ApplicationFailure) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return null;
+}
+
+/** gRPC status 5: the server has no such workflow (or, for an update, no running one). */
+function isNotFound(error: unknown): boolean {
+  return error instanceof WorkflowNotFoundError || (error as { code?: number } | null)?.code === 5;
+}
+
+/**
+ * Turns what the Temporal client throws into ragtime's closed error set, so an app handles one error type:
+ * an unknown run, a run that is not waiting, or the workflow's own typed failure.
+ */
+export function toRagError(error: unknown, workflowId: string): RagError {
+  if (error instanceof RagError) return error;
+  if (isNotFound(error)) {
+    return new RagError('UNKNOWN_RUN', `no ragtime run with workflow id "${workflowId}"; check the id (ragtime runs lists them)`, { cause: error });
+  }
+  const failure = applicationFailureIn(error);
+  if (failure && (error instanceof WorkflowUpdateFailedError || error instanceof WorkflowFailedError)) {
+    const code = RagErrorCode.safeParse(failure.type);
+    return new RagError(code.success ? code.data : 'SERVICE_UNAVAILABLE', failure.message, { cause: error });
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  if (/already completed|workflow execution already|not running/i.test(message)) {
+    return new RagError('NOT_AWAITING_INPUT', `run "${workflowId}" has finished; it takes no more answers (start a new run with resumeFrom to continue)`, { cause: error });
+  }
+  return new RagError('SERVICE_UNAVAILABLE', `Temporal call for "${workflowId}" failed: ${message}`, { cause: error });
+}

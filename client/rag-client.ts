@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto';
+import { Client, Connection, WithStartWorkflowOperation, type ConnectionOptions } from '@temporalio/client';
+import { RagError, describeZodError } from '../core/errors';
+import type { RagStep } from '../core/progress/rag-step';
+import type { RagTrace } from '../core/schemas/rag-trace';
+import { HitlAnswer, RagWorkflowInput, type HitlSettings, type RagOutcome } from '../core/schemas/run-io';
+import {
+  TASK_QUEUE,
+  awaitOutcomeUpdate,
+  outcomeQuery,
+  progressQuery,
+  submitHitlAnswerUpdate,
+  traceQuery,
+} from '../workflows/messages';
+import type { ragWorkflow } from '../workflows/rag-workflow';
+import { RAG_SESSION_ID, RAG_STATUS } from '../workflows/search-attributes';
+import { toRagError } from './errors';
+
+export type RagClientOptions = {
+  /** Temporal frontend, e.g. "127.0.0.1:7233". */
+  address: string;
+  namespace?: string;
+  taskQueue?: string;
+  /** TLS, API key, data converter… passed to the Temporal connection as they are. */
+  connection?: Omit<ConnectionOptions, 'address'>;
+};
+
+export type AskOptions = {
+  sessionId: string;
+  /** Reuse an id to make `ask` idempotent: a second call returns the same run's outcome. Default: a new id. */
+  workflowId?: string;
+  hitl?: Partial<HitlSettings>;
+  /** Continue from a snapshot another run left (spec §4.11), with the person's answer. */
+  resumeFrom?: { snapshot: unknown; answer: string };
+};
+
+const SUMMARY_LENGTH = 120;
+const shorten = (text: string): string => ([...text].length > SUMMARY_LENGTH ? `${[...text].slice(0, SUMMARY_LENGTH - 1).join('')}…` : text);
+
+/** A new workflow id for a session's run: readable in the UI, unique per run. */
+export function newRagWorkflowId(sessionId: string): string {
+  return `rag-${sessionId}-${randomUUID().slice(0, 8)}`;
+}
+
+/**
+ * What apps use to run ragtime: ask a question, answer a clarification, read outcome, trace and progress.
+ *
+ * @example
+ * const rag = await RagClient.connect({ address: '127.0.0.1:7233' });
+ * let outcome = await rag.ask('丹瑾是什么属性？', { sessionId: 'user-42' });
+ * if (outcome.status === 'awaiting_input') outcome = await rag.answer(outcome.workflowId, '丹瑾');
+ * console.log(outcome.route, outcome.rag_trace);
+ */
+export class RagClient {
+  private constructor(
+    readonly temporal: Client,
+    private readonly taskQueue: string,
+    private readonly ownedConnection: Connection | null,
+  ) {}
+
+  static async connect(options: RagClientOptions): Promise<RagClient> {
+    const connection = await Connection.connect({ ...options.connection, address: options.address }).catch((error: unknown) => {
+      throw new RagError('SERVICE_UNAVAILABLE', `cannot reach Temporal at ${options.address}: ${(error as Error).message}; start it with \`make up\``, { cause: error });
+    });
+    const temporal = new Client({ connection, namespace: options.namespace ?? 'default' });
+    return new RagClient(temporal, options.taskQueue ?? TASK_QUEUE, connection);
+  }
+
+  /** Wraps an existing Temporal client (tests, apps that already hold one). */
+  static fromClient(temporal: Client, taskQueue: string = TASK_QUEUE): RagClient {
+    return new RagClient(temporal, taskQueue, null);
+  }
+
+  /**
+   * Starts a run and returns its first outcome — completed, awaiting input or failed — in one round trip
+   * (update-with-start). Bad input is refused before anything starts.
+   */
+  async ask(question: string | undefined, options: AskOptions): Promise<RagOutcome> {
+    const parsed = RagWorkflowInput.safeParse({ question, sessionId: options.sessionId, hitl: options.hitl, resumeFrom: options.resumeFrom });
+    if (!parsed.success) throw new RagError('INVALID_INPUT', describeZodError('invalid question', parsed.error));
+    const input = parsed.data;
+    const workflowId = options.workflowId ?? newRagWorkflowId(input.sessionId);
+    const summary = input.question ?? `resume: ${options.resumeFrom?.answer ?? ''}`;
+    const start = new WithStartWorkflowOperation<typeof ragWorkflow>('ragWorkflow', {
+      workflowId,
+      taskQueue: this.taskQueue,
+      args: [input],
+      workflowIdConflictPolicy: 'USE_EXISTING',
+      staticSummary: shorten(summary),
+      typedSearchAttributes: [
+        { key: RAG_SESSION_ID, value: input.sessionId },
+        { key: RAG_STATUS, value: 'running' },
+      ],
+      memo: { sessionId: input.sessionId, question: shorten(summary) },
+    });
+    try {
+      return await this.temporal.workflow.executeUpdateWithStart(awaitOutcomeUpdate, { startWorkflowOperation: start });
+    } catch (error) {
+      throw toRagError(error, workflowId);
+    }
+  }
+
+  /** Sends the person's answer to a waiting run and returns its next outcome (completed, or asking again). */
+  async answer(workflowId: string, text: string): Promise<RagOutcome> {
+    const parsed = HitlAnswer.safeParse(text);
+    if (!parsed.success) throw new RagError('INVALID_INPUT', describeZodError('invalid answer', parsed.error));
+    try {
+      return await this.temporal.workflow.getHandle(workflowId).executeUpdate(submitHitlAnswerUpdate, { args: [text] });
+    } catch (error) {
+      throw toRagError(error, workflowId);
+    }
+  }
+
+  /** The run's outcome as it stands (a running run reports status "running"). */
+  async getOutcome(workflowId: string): Promise<RagOutcome> {
+    return this.query(workflowId, () => this.temporal.workflow.getHandle(workflowId).query(outcomeQuery));
+  }
+
+  /** The run's normalized trace as it stands (spec §5.6). */
+  async getTrace(workflowId: string): Promise<RagTrace | null> {
+    return this.query(workflowId, () => this.temporal.workflow.getHandle(workflowId).query(traceQuery));
+  }
+
+  /** The progress steps so far (spec §4.13). */
+  async getProgress(workflowId: string): Promise<RagStep[]> {
+    return this.query(workflowId, () => this.temporal.workflow.getHandle(workflowId).query(progressQuery));
+  }
+
+  private async query<T>(workflowId: string, call: () => Promise<T>): Promise<T> {
+    try {
+      return await call();
+    } catch (error) {
+      throw toRagError(error, workflowId);
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.ownedConnection?.close();
+  }
+}

@@ -1,0 +1,36 @@
+import type { ActivityOptions } from '@temporalio/workflow';
+
+/*
+ * Timeouts and retries of every activity, in one table. Transient failures (network, 429, 5xx, timeouts) retry
+ * with backoff (DESIGN §4); errors whose type is listed as non-retryable fail at once.
+ */
+
+/** Errors no retry can fix. Model activities also decide per attempt (schema-invalid output: at most 2 retries). */
+const TERMINAL_ERRORS = ['INVALID_INPUT', 'INVALID_CONFIG', 'MODEL_NOT_CONFIGURED', 'MODEL_OUTPUT_INVALID', 'PLANNER_NO_SUB_QUESTIONS', 'REWRITE_INCOMPLETE'];
+
+/** Planner, grader, rewriter (spec §4.2, §4.5, §4.7): one model call each; a slow model gets 60 s. */
+export const MODEL_CALL: ActivityOptions = {
+  startToCloseTimeout: '60 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: 5,
+    nonRetryableErrorTypes: TERMINAL_ERRORS,
+  },
+};
+
+/**
+ * Retrieval (spec §6.1) never throws for infrastructure errors, so retries only cover a lost worker or a hung
+ * call: embedding + Milvus + parent store + rerank (5 s default) fit in 60 s.
+ */
+export const RETRIEVAL: ActivityOptions = {
+  startToCloseTimeout: '60 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '10 seconds',
+    maximumAttempts: 3,
+    nonRetryableErrorTypes: TERMINAL_ERRORS,
+  },
+};

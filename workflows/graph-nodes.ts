@@ -1,0 +1,122 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { RagActivities } from '../activities/contracts';
+import { evidenceAfterRoute, gradeStep } from '../core/graph/grade-step';
+import { gradeForNoDocs } from '../core/graph/grade-update';
+import { simpleQuestionFastPathReason } from '../core/graph/fast-path';
+import type { RagRun } from '../core/run/rag-run';
+import type { StepGroup } from '../core/progress/rag-step';
+import * as steps from '../core/progress/step-messages';
+import {
+  initialRetrievalFragment,
+  rewriteBudgetExhaustedFragment,
+  rewrittenRetrievalFragment,
+} from '../core/trace/writers';
+import { MODEL_CALL, RETRIEVAL } from './activity-options';
+
+/*
+ * The nodes of the graph (spec §4), each a small function over the run's state. Activity calls carry the node's
+ * name as their summary, so a history in the Temporal UI reads like the graph.
+ */
+
+const models = proxyActivities<RagActivities>(MODEL_CALL);
+const retrieval = proxyActivities<RagActivities>(RETRIEVAL);
+
+/** `classify_complexity` (spec §4.2): the fast path in workflow code, else the planner model. */
+export async function classifyComplexity(run: RagRun): Promise<void> {
+  run.step(steps.classifyStarted(), Date.now());
+  const fastPathReason = simpleQuestionFastPathReason(run.question);
+  if (fastPathReason) {
+    run.complexity = 'simple';
+    run.complexityReason = fastPathReason;
+    run.step(steps.fastPathSimple(), Date.now());
+    return;
+  }
+  const plan = await models.planComplexity.executeWithOptions({ ...MODEL_CALL, summary: 'classify_complexity' }, [
+    { question: run.question },
+  ]);
+  run.applyTrace(plan.traceFragment);
+  run.complexity = plan.data.complexity;
+  run.complexityReason = plan.data.complexityReason;
+  run.subQuestions = plan.data.subQuestions;
+  run.step(steps.plannedComplexity(plan.data.complexity, plan.data.complexityReason), Date.now());
+}
+
+/** `retrieve_initial` (spec §4.4): a new trace; complexity fields are null in sub-questions. */
+export async function retrieveInitial(run: RagRun, group: StepGroup = null): Promise<void> {
+  run.step(steps.initialRetrievalStarted(), Date.now(), group);
+  const result = await retrieval.retrieve.executeWithOptions(
+    { ...RETRIEVAL, summary: group ? `retrieve (${group.group})` : 'retrieve_initial' },
+    [{ query: run.question, purpose: group ? 'sub_question' : 'initial' }],
+  );
+  run.docs = result.data.docs;
+  run.applyTrace(
+    initialRetrievalFragment({
+      query: run.question,
+      docs: run.docs,
+      complexity: run.complexity,
+      complexityReason: run.complexityReason,
+    }),
+    result.traceFragment,
+  );
+  run.step(steps.initialRetrievalDone(result.data.meta, run.docs.length), Date.now(), group);
+}
+
+/** `grade_documents` (spec §4.5): the grader is not called when there is no evidence (spec §4.5.1). */
+export async function gradeDocuments(run: RagRun, isSubAgent: boolean, group: StepGroup = null): Promise<void> {
+  run.step(steps.gradingStarted(), Date.now(), group);
+  const input = { docs: run.docs, rewriteCount: run.rewriteCount, isSubAgent };
+  const { data, traceFragment } =
+    run.docs.length === 0
+      ? withGrade(gradeStep({ ...input, grade: gradeForNoDocs() }), gradeForNoDocs())
+      : await models.gradeEvidence.executeWithOptions(
+          { ...MODEL_CALL, summary: group ? `grade_documents (${group.group})` : 'grade_documents' },
+          [{ ...input, question: run.question }],
+        );
+  run.route = data.route;
+  run.retrievalStatus = data.retrievalStatus;
+  run.docs = evidenceAfterRoute(data.route, run.docs);
+  run.applyTrace(traceFragment);
+  run.step(
+    steps.graded(data.route, data.retrievalStatus, data.grade.confidence, data.update.hitl_prompt, data.grade.reason),
+    Date.now(),
+    group,
+  );
+}
+
+function withGrade(step: ReturnType<typeof gradeStep>, grade: ReturnType<typeof gradeForNoDocs>) {
+  const { traceFragment, docs: _docs, ...rest } = step;
+  return { data: { ...rest, grade }, traceFragment };
+}
+
+/**
+ * `rewrite_question` then `retrieve_rewritten` (spec §4.7–§4.8): one rewrite, after which the graph grades again.
+ * Returns false when the budget was already spent (nothing retrieved, the run ends as no_knowledge).
+ */
+export async function rewriteAndRetrieve(run: RagRun): Promise<boolean> {
+  if (run.rewriteCount >= 1) {
+    // The defensive branch (spec §4.7.2): unreachable, since resolveRoute never rewrites twice; a terminal guard.
+    run.step(steps.rewriteBudgetExhausted(), Date.now());
+    run.route = 'no_knowledge';
+    run.retrievalStatus = 'no_knowledge';
+    run.docs = [];
+    run.applyTrace(rewriteBudgetExhaustedFragment());
+    return false;
+  }
+  run.step(steps.rewriteStarted(), Date.now());
+  const plan = await models.planRewrite.executeWithOptions({ ...MODEL_CALL, summary: 'rewrite_question' }, [
+    { question: run.question, rewriteCount: run.rewriteCount },
+  ]);
+  const rewrite = plan.data;
+  run.rewriteCount += 1;
+  run.applyTrace(plan.traceFragment);
+  run.step(steps.rewriteChosen(rewrite.rewrite_method), Date.now());
+
+  run.step(steps.rewrittenRetrievalStarted(rewrite.rewrite_method), Date.now());
+  const result = await retrieval.retrieve.executeWithOptions({ ...RETRIEVAL, summary: 'retrieve_rewritten' }, [
+    { query: rewrite.rewritten_query, purpose: 'rewritten' },
+  ]);
+  run.docs = result.data.docs;
+  run.applyTrace(rewrittenRetrievalFragment(rewrite, run.docs), result.traceFragment);
+  run.step(steps.rewrittenRetrievalDone(rewrite.rewrite_method, result.data.meta, run.docs.length), Date.now());
+  return true;
+}

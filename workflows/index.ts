@@ -1,0 +1,3 @@
+// The workflow bundle's entry point: every workflow type a ragtime worker runs.
+export { ragWorkflow } from './rag-workflow';
+export { subQuestionWorkflow } from './sub-question-workflow';

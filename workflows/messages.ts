@@ -1,0 +1,35 @@
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { RagStep } from '../core/progress/rag-step';
+import type { RagTrace } from '../core/schemas/rag-trace';
+import type { RagOutcome } from '../core/schemas/run-io';
+
+/*
+ * Every message of ragWorkflow, defined once; clients, workflows and tests import these constants.
+ * The wire names are persisted in histories: add names, never rename one.
+ */
+
+/** Default task queue; deployments override it with TEMPORAL_TASK_QUEUE. */
+export const TASK_QUEUE = 'ragtime';
+
+/** An answer to the pending clarification question, fire-and-forget. A late or extra signal is dropped. */
+export const hitlAnswerSignal = defineSignal<[answer: string]>('hitlAnswer');
+
+/**
+ * An answer to the pending clarification question that returns the run's next outcome. An update rather than a
+ * signal because the caller wants the result and a clear rejection: its validator refuses an empty or oversized
+ * answer, or any answer while the run is not waiting, and a rejected update leaves nothing in the history.
+ */
+export const submitHitlAnswerUpdate = defineUpdate<RagOutcome, [answer: string]>('submitHitlAnswer');
+
+/** Returns when the run completes, fails or starts waiting for input. Used with update-with-start by `ask`. */
+export const awaitOutcomeUpdate = defineUpdate<RagOutcome>('awaitOutcome');
+
+export const outcomeQuery = defineQuery<RagOutcome>('outcome');
+/** The normalized trace as it is now (spec §5.6); null before the first retrieval. */
+export const traceQuery = defineQuery<RagTrace | null>('trace');
+export const progressQuery = defineQuery<RagStep[]>('progress');
+
+/** Sub-question children are named after their parent, so a history reads as one tree. */
+export function subQuestionWorkflowId(parentWorkflowId: string, index: number): string {
+  return `${parentWorkflowId}/sub-${index}`;
+}

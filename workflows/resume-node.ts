@@ -1,0 +1,38 @@
+import { proxyActivities } from '@temporalio/workflow';
+import type { RagActivities } from '../activities/contracts';
+import { refinedQuestionForHitl } from '../core/graph/hitl-resume';
+import type { RagRun } from '../core/run/rag-run';
+import * as steps from '../core/progress/step-messages';
+import type { HitlResumeState } from '../core/schemas/hitl-resume-state';
+import { resumeStartFragment, targetedRetrievalFragment } from '../core/trace/writers';
+import { RETRIEVAL } from './activity-options';
+import { gradeDocuments } from './graph-nodes';
+
+const retrieval = proxyActivities<RagActivities>(RETRIEVAL);
+
+/**
+ * `resume_rag_from_hitl` (spec §4.11): the refined question q*, a targeted retrieval, one grade, stop. It never
+ * re-classifies, never fans out and never rewrites: a `rewrite` route is returned as it is.
+ */
+export async function resumeWithAnswer(run: RagRun, snapshot: HitlResumeState, rawAnswer: string): Promise<void> {
+  const refined = refinedQuestionForHitl(snapshot, rawAnswer);
+  run.question = refined;
+  run.rewriteCount = snapshot.rewrite_count;
+  run.complexity = snapshot.complexity;
+  run.complexityReason = snapshot.complexity_reason;
+  run.subQuestions = [...snapshot.sub_questions];
+  run.docs = [];
+  run.route = null;
+  run.retrievalStatus = null;
+  run.applyTrace(resumeStartFragment(snapshot, refined, rawAnswer));
+  run.step(steps.resumeReceived(rawAnswer), Date.now());
+
+  run.step(steps.targetedRetrievalStarted(), Date.now());
+  const result = await retrieval.retrieve.executeWithOptions({ ...RETRIEVAL, summary: 'hitl_targeted_retrieval' }, [
+    { query: refined, purpose: 'hitl_targeted' },
+  ]);
+  run.docs = result.data.docs;
+  run.applyTrace(targetedRetrievalFragment(refined, run.docs), result.traceFragment);
+  run.step(steps.targetedRetrievalDone(result.data.meta, run.docs.length), Date.now());
+  await gradeDocuments(run, false);
+}

@@ -1,0 +1,11 @@
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+
+/*
+ * The search attributes a run keeps current, so operators find runs in the Temporal UI by session, status, route
+ * and complexity. They are registered on the server at start (scripts/services.sh).
+ */
+export const RAG_SESSION_ID = defineSearchAttributeKey('RagSessionId', SearchAttributeType.KEYWORD);
+export const RAG_STATUS = defineSearchAttributeKey('RagStatus', SearchAttributeType.KEYWORD);
+export const RAG_ROUTE = defineSearchAttributeKey('RagRoute', SearchAttributeType.KEYWORD);
+export const RAG_COMPLEXITY = defineSearchAttributeKey('RagComplexity', SearchAttributeType.KEYWORD);
+export const RAG_HITL_ROUNDS = defineSearchAttributeKey('RagHitlRounds', SearchAttributeType.INT);
