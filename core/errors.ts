@@ -14,9 +14,11 @@ export const RagErrorCode = z.enum([
   'UNKNOWN_RUN',
   'MODEL_NOT_CONFIGURED',
   'MODEL_OUTPUT_INVALID',
+  'MODEL_OUTPUT_RETRY',
   'PLANNER_NO_SUB_QUESTIONS',
   'REWRITE_INCOMPLETE',
   'SERVICE_UNAVAILABLE',
+  'INTERNAL',
 ]);
 export type RagErrorCode = z.infer<typeof RagErrorCode>;
 

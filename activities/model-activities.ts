@@ -1,0 +1,46 @@
+import { Context } from '@temporalio/activity';
+import { composeRewrite } from '../core/graph/compose-rewrite';
+import { formatDocs } from '../core/graph/format-docs';
+import { gradeStep } from '../core/graph/grade-step';
+import { cleanComplexityResult } from '../core/graph/plan-complexity';
+import { ComplexityResult, EvidenceGrade, RewritePlan } from '../core/schemas/model-outputs';
+import { rewritePlanFragment } from '../core/trace/writers';
+import type { GradeEvidenceInput, PlanComplexityInput, PlanRewriteInput, RagActivities } from './contracts';
+import { parseModelOutput, rethrowAsModelOutput } from './model-output';
+import type { ChatModels } from './ports';
+
+const attempt = (): number => Context.current().info.attempt;
+
+/** The three model activities (spec §4.2, §4.5, §4.7): call the model, validate its reply, apply the core rules. */
+export function modelActivities(models: ChatModels): Pick<RagActivities, 'planComplexity' | 'gradeEvidence' | 'planRewrite'> {
+  return {
+    async planComplexity({ question }: PlanComplexityInput) {
+      const where = { model: models.describe, schema: 'complexity_result', attempt: attempt() };
+      const result = parseModelOutput(ComplexityResult, await models.planComplexity(question), where);
+      try {
+        // The planner never writes the trace (spec §4.2, last line).
+        return { data: cleanComplexityResult(result), traceFragment: { fields: {} } };
+      } catch (error) {
+        return rethrowAsModelOutput(error, where);
+      }
+    },
+
+    async gradeEvidence({ question, docs, rewriteCount, isSubAgent }: GradeEvidenceInput) {
+      const where = { model: models.describe, schema: 'evidence_grade', attempt: attempt() };
+      const grade = parseModelOutput(EvidenceGrade, await models.gradeEvidence(question, formatDocs(docs)), where);
+      const { traceFragment, docs: _kept, ...decision } = gradeStep({ grade, docs, rewriteCount, isSubAgent });
+      return { data: { ...decision, grade }, traceFragment };
+    },
+
+    async planRewrite({ question, rewriteCount }: PlanRewriteInput) {
+      const where = { model: models.describe, schema: 'rewrite_plan', attempt: attempt() };
+      const plan = parseModelOutput(RewritePlan, await models.planRewrite(question), where);
+      try {
+        const rewrite = composeRewrite(question, plan);
+        return { data: rewrite, traceFragment: rewritePlanFragment(rewrite, rewriteCount) };
+      } catch (error) {
+        return rethrowAsModelOutput(error, where);
+      }
+    },
+  };
+}

@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { createActivities } from '../../activities';
+import type { ChatModels, Retriever } from '../../activities/ports';
+import type { EvidenceGrade, RewritePlan, ComplexityResult } from '../../core/schemas/model-outputs';
+import type { RetrievalResult } from '../../core/trace/writers';
+import { RagClient } from '../../client/rag-client';
+import { assertReachable, services } from '../support/services';
+
+/*
+ * Workflow tests run the real ragWorkflow on the dev server that `make test` started, with the real activity code
+ * wired to scripted adapters (models and retrieval), so only the paid/remote parts are stand-ins.
+ */
+
+export type WorkflowEnv = {
+  client: Client;
+  nativeConnection: NativeConnection;
+  workflowBundle: WorkflowBundleWithSourceMap;
+  close(): Promise<void>;
+};
+
+/** Connects and bundles the workflows once per test file. */
+export async function openWorkflowEnv(): Promise<WorkflowEnv> {
+  await assertReachable('Temporal (dev server)', services.temporalAddress);
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const connection = await Connection.connect({ address: services.temporalAddress });
+  const nativeConnection = await NativeConnection.connect({ address: services.temporalAddress });
+  const workflowBundle = await bundleWorkflowCode({
+    workflowsPath: require.resolve('../../workflows'),
+    logger: new DefaultLogger('WARN'),
+  });
+  return {
+    client: new Client({ connection }),
+    nativeConnection,
+    workflowBundle,
+    async close() {
+      await nativeConnection.close();
+      await connection.close();
+    },
+  };
+}
+
+/** What the scripted adapters answer. Grades are queued per question, since sub-questions run in parallel. */
+export type AdapterScript = {
+  retrieve: (query: string) => RetrievalResult;
+  grades?: Record<string, Array<EvidenceGrade | unknown>>;
+  rewritePlans?: Array<RewritePlan | unknown>;
+  planner?: ComplexityResult | unknown;
+  /** Delay before each model reply, to keep an activity running while a test stops the worker. */
+  modelDelayMs?: number;
+};
+
+export type AdapterCalls = { planner: string[]; retrieval: string[]; grader: string[]; rewriter: string[] };
+
+export function scriptedAdapters(script: AdapterScript): { models: ChatModels; retriever: Retriever; calls: AdapterCalls } {
+  const calls: AdapterCalls = { planner: [], retrieval: [], grader: [], rewriter: [] };
+  const grades = Object.fromEntries(Object.entries(script.grades ?? {}).map(([question, queue]) => [question, [...queue]]));
+  const rewritePlans = [...(script.rewritePlans ?? [])];
+  const pause = () => new Promise((resolve) => setTimeout(resolve, script.modelDelayMs ?? 0));
+  const models: ChatModels = {
+    describe: 'scripted-model',
+    async planComplexity(question) {
+      calls.planner.push(question);
+      await pause();
+      if (script.planner === undefined) throw new Error('planner called but not scripted');
+      return script.planner;
+    },
+    async gradeEvidence(question) {
+      calls.grader.push(question);
+      await pause();
+      const next = grades[question]?.shift();
+      if (next === undefined) throw new Error(`grader called for ${JSON.stringify(question)} more often than scripted`);
+      return next;
+    },
+    async planRewrite(question) {
+      calls.rewriter.push(question);
+      await pause();
+      const next = rewritePlans.shift();
+      if (next === undefined) throw new Error('rewriter called more often than scripted');
+      return next;
+    },
+  };
+  const retriever: Retriever = {
+    async retrieve(query) {
+      calls.retrieval.push(query);
+      return script.retrieve(query);
+    },
+  };
+  return { models, retriever, calls };
+}
+
+/** Runs `fn` while a worker with the scripted adapters serves a fresh task queue. */
+export async function withWorker<T>(
+  env: WorkflowEnv,
+  script: AdapterScript,
+  fn: (rag: RagClient, calls: AdapterCalls, taskQueue: string) => Promise<T>,
+): Promise<T> {
+  const taskQueue = `test-${randomUUID()}`;
+  const { models, retriever, calls } = scriptedAdapters(script);
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: env.workflowBundle,
+    activities: createActivities({ models, retriever }),
+  });
+  return worker.runUntil(fn(RagClient.fromClient(env.client, taskQueue), calls, taskQueue));
+}
+
+export const sessionId = (): string => `s-${randomUUID().slice(0, 8)}`;
