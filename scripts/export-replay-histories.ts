@@ -1,0 +1,46 @@
+/*
+ * Records one history per path of the graph into test/replay/histories/ for the replay test.
+ * Usage: npx tsx scripts/export-replay-histories.ts   (needs the dev server: `make up`)
+ * Re-run it when a deliberate, patched() change of workflow code should also be pinned by a new history.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { REPLAY_SCENARIOS } from '../test/replay/scenarios';
+import { openWorkflowEnv, withWorker } from '../test/workflows/harness';
+
+async function main(): Promise<void> {
+  const outDir = path.resolve(__dirname, '..', 'test', 'replay', 'histories');
+  mkdirSync(outDir, { recursive: true });
+  const env = await openWorkflowEnv();
+  try {
+    for (const scenario of REPLAY_SCENARIOS) {
+      const workflowIds = await withWorker(env, scenario.script, async (rag) => {
+        const result = await scenario.run(rag, `replay-${scenario.name}`);
+        const ids = [result.workflowId];
+        // Sub-question children have their own histories (ids <parent>/sub-<i>).
+        for (let i = 1; i <= 4; i += 1) {
+          const childId = `${result.workflowId}/sub-${i}`;
+          const exists = await env.client.workflow.getHandle(childId).describe().then(() => true, () => false);
+          if (exists) ids.push(childId);
+        }
+        // Histories are complete only once the runs have closed.
+        await Promise.all(ids.map((id) => env.client.workflow.getHandle(id).result().catch(() => undefined)));
+        return ids;
+      });
+      for (const [index, workflowId] of workflowIds.entries()) {
+        const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+        const file = path.join(outDir, `${scenario.name}${index === 0 ? '' : `.sub-${index}`}.json`);
+        writeFileSync(file, `${historyToJSON(history)}\n`);
+        console.log(`wrote ${path.relative(process.cwd(), file)} (${history.events?.length ?? 0} events)`);
+      }
+    }
+  } finally {
+    await env.close();
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});
