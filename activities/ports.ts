@@ -1,8 +1,10 @@
+import type { Chunk } from '../core/schemas/retrieved-chunk';
 import type { RetrievalResult } from '../core/trace/writers';
 
 /*
- * The adapters activities talk through. Production wires real ones (OpenAI-compatible models, Milvus retrieval);
- * tests wire scripted ones, so the activity code path is the same in both.
+ * The adapters activities talk through (DESIGN §2). Production wires real ones (OpenAI-compatible models and
+ * embeddings, Milvus, the SQL parent store, a Jina-compatible reranker); tests wire the same real ones against local
+ * services, or scripted ones for paid remote APIs, so the activity code path is the same.
  */
 
 /** Raw structured outputs of the three RAG models (spec §7), before validation. */
@@ -16,4 +18,72 @@ export interface ChatModels {
 /** spec §6.1 `retrieve_documents`: never throws for infrastructure errors; they are reported in the meta. */
 export interface Retriever {
   retrieve(query: string): Promise<RetrievalResult>;
+}
+
+/** Dense embeddings (spec §6.7): L2-normalized vectors of `dim` numbers. */
+export interface Embedder {
+  readonly model: string;
+  readonly dim: number;
+  embedQueries(texts: string[]): Promise<number[][]>;
+  embedPassages(texts: string[]): Promise<number[][]>;
+}
+
+/** A chunk of the hierarchy (spec §6.11): L1 and L2 go to the parent store, L3 leaves to the vector store. */
+export type HierarchyChunk = {
+  chunk_id: string;
+  text: string;
+  filename: string;
+  file_type: string;
+  file_path: string;
+  page_number: number;
+  parent_chunk_id: string;
+  root_chunk_id: string;
+  chunk_level: number;
+  chunk_idx: number;
+};
+
+/** A leaf as a store search returns it: the runtime chunk of spec §6.3 (id = the store's primary key). */
+export type LeafHit = Chunk & { id: string | number; score: number };
+
+export type LeafSearch = { limit: number; /** spec §6.1: `chunk_level == LEAF_RETRIEVE_LEVEL` */ leafLevel: number };
+
+/**
+ * The leaf (L3) store: Milvus with a dense vector field and server-side BM25 over a jieba-analyzed text field
+ * (spec §6.10). Each search is one leg; fusion happens in code (DESIGN §4).
+ */
+export interface LeafStore {
+  /** Creates the collection when missing; an existing one with another dimension is an INVALID_CONFIG error. */
+  ensureCollection(): Promise<void>;
+  insertLeaves(leaves: Array<HierarchyChunk & { dense: number[] }>): Promise<number>;
+  deleteByFilename(filename: string): Promise<void>;
+  countByFilename(filename: string): Promise<number>;
+  /** Dense leg: metric IP (inner product = cosine on normalized vectors), ef 64. Best first. */
+  searchDense(vector: number[], search: LeafSearch): Promise<LeafHit[]>;
+  /** BM25 leg on the raw query text. Best first (score = the BM25 relevance, higher is better). */
+  searchBm25(text: string, search: LeafSearch): Promise<LeafHit[]>;
+  close(): Promise<void>;
+}
+
+/** The parent-chunk store (spec §6.8): all L1 and L2 chunks, looked up by id for auto-merging. */
+export interface ParentStore {
+  /** Replaces all chunks of `filename` with `chunks` in one transaction. */
+  replaceFile(filename: string, chunks: HierarchyChunk[]): Promise<void>;
+  deleteFile(filename: string): Promise<void>;
+  /** In the order of the requested ids; missing ids skipped (spec §6.8). DB errors propagate. */
+  getByIds(ids: string[]): Promise<HierarchyChunk[]>;
+  countByFilename(filename: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** One item of a Jina-compatible rerank reply (spec §6.6.2 step 6), as parsed from the body. */
+export type RerankReply = { status: number; body: string };
+
+/** Sends the rerank request of spec §6.6.2 step 4 and returns the raw HTTP status and body; throws on network/timeout. */
+export interface RerankTransport {
+  post(request: {
+    endpoint: string;
+    apiKey: string;
+    timeoutSeconds: number;
+    body: { model: string; query: string; documents: string[]; top_n: number; return_documents: false };
+  }): Promise<RerankReply>;
 }
