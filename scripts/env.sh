@@ -1,6 +1,6 @@
 # shellcheck shell=bash
 # Sourced by scripts/*.sh (and through them by the Makefile): one place for ports, paths and the app-side
-# addresses. Every variable keeps a value already set in the environment.
+# addresses. Every variable but RAGTIME_ROOT and RAGTIME_VENV keeps a value already set in the environment.
 #
 # Ports of the local services started by scripts/services.sh (all bound to 127.0.0.1):
 #   TEMPORAL_PORT (7233)   Temporal dev server, frontend gRPC
