@@ -27,7 +27,7 @@ export function modelActivities(models: ChatModels): Pick<RagActivities, 'planCo
 
     async gradeEvidence({ question, docs, rewriteCount, isSubAgent }: GradeEvidenceInput) {
       const where = { model: models.describe, schema: 'evidence_grade', attempt: attempt() };
-      const grade = parseModelOutput(EvidenceGrade, await models.gradeEvidence(question, formatDocs(docs)), where);
+      const grade = parseModelOutput(EvidenceGrade, await models.gradeEvidence(question, formatDocs(docs), docs), where);
       const { traceFragment, docs: _kept, ...decision } = gradeStep({ grade, docs, rewriteCount, isSubAgent });
       return { data: { ...decision, grade }, traceFragment };
     },

@@ -7,11 +7,15 @@ import type { RetrievalResult } from '../core/trace/writers';
  * services, or scripted ones for paid remote APIs, so the activity code path is the same.
  */
 
-/** Raw structured outputs of the three RAG models (spec §7), before validation. */
+/**
+ * Raw structured outputs of the three RAG models (spec §7), before validation. The grader gets the formatted
+ * context the prompt carries (spec §4.4.2) and the evidence itself, for providers that judge retrieval signals.
+ */
 export interface ChatModels {
+  /** e.g. "openai fast=gpt-4.1-mini grade=gpt-4.1" or "offline-policy v1", shown in logs and memos. */
   readonly describe: string;
   planComplexity(question: string): Promise<unknown>;
-  gradeEvidence(question: string, context: string): Promise<unknown>;
+  gradeEvidence(question: string, context: string, evidence: Chunk[]): Promise<unknown>;
   planRewrite(question: string): Promise<unknown>;
 }
 
