@@ -9,6 +9,8 @@ module.exports = {
     '^.+\\.(t|j)sx?$': ['@swc/jest', { jsc: { target: 'es2022', parser: { syntax: 'typescript' } } }],
   },
   testTimeout: 60_000,
+  // The Milvus SDK pulls in an ESM-only uuid through its bulk writer; jest's CommonJS runtime needs the CJS build.
+  moduleNameMapper: { '^uuid$': require.resolve('uuid') },
   // A test that needs a service and cannot reach it fails; nothing is skipped quietly.
   errorOnDeprecated: true,
 };
