@@ -22,6 +22,11 @@ function isNotFound(error: unknown): boolean {
  */
 export function toRagError(error: unknown, workflowId: string): RagError {
   if (error instanceof RagError) return error;
+  // The server reports an update or signal sent to a closed run as "not found" with this message, but the run
+  // exists: it has finished, so it is not waiting for an answer.
+  if (isNotFound(error) && error instanceof Error && /already completed/i.test(error.message)) {
+    return new RagError('NOT_AWAITING_INPUT', `run "${workflowId}" has finished; it takes no more answers (start a new run with resumeFrom to continue)`, { cause: error });
+  }
   if (isNotFound(error)) {
     return new RagError('UNKNOWN_RUN', `no ragtime run with workflow id "${workflowId}"; check the id (ragtime runs lists them)`, { cause: error });
   }

@@ -1,5 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { Client, Connection, WithStartWorkflowOperation, type ConnectionOptions } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  WithStartWorkflowOperation,
+  WorkflowExecutionAlreadyStartedError,
+  type ConnectionOptions,
+} from '@temporalio/client';
 import { RagError, describeZodError } from '../core/errors';
 import type { RagStep } from '../core/progress/rag-step';
 import type { RagTrace } from '../core/schemas/rag-trace';
@@ -85,7 +91,10 @@ export class RagClient {
       workflowId,
       taskQueue: this.taskQueue,
       args: [input],
+      // A running run with this id is joined (USE_EXISTING); a finished one is not started again (REJECT_DUPLICATE),
+      // its outcome is read instead — so a retried `ask` never runs the graph twice.
       workflowIdConflictPolicy: 'USE_EXISTING',
+      workflowIdReusePolicy: 'REJECT_DUPLICATE',
       staticSummary: shorten(summary),
       typedSearchAttributes: [
         { key: RAG_SESSION_ID, value: input.sessionId },
@@ -96,6 +105,7 @@ export class RagClient {
     try {
       return await this.temporal.workflow.executeUpdateWithStart(awaitOutcomeUpdate, { startWorkflowOperation: start });
     } catch (error) {
+      if (error instanceof WorkflowExecutionAlreadyStartedError) return this.getOutcome(workflowId);
       throw toRagError(error, workflowId);
     }
   }

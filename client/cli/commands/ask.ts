@@ -1,0 +1,50 @@
+import { createInterface } from 'node:readline/promises';
+import type { Command } from 'commander';
+import type { RagOutcome } from '../../../core/schemas/run-io';
+import { newRagWorkflowId, type RagClient } from '../../rag-client';
+import type { CliContext } from '../context';
+import { followProgress } from '../render/progress';
+import { exitCodeOf, renderOutcome } from '../render/outcome';
+
+type AskFlags = { session: string; json?: boolean; interactive?: boolean };
+
+/** Reads the person's answer at the terminal; a number picks an option. */
+async function promptForAnswer(outcome: RagOutcome): Promise<string> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    const options = outcome.hitl?.options ?? [];
+    const text = (await rl.question(options.length ? 'your answer (number or text): ' : 'your answer: ')).trim();
+    const picked = /^\d+$/.test(text) ? options[Number(text) - 1] : undefined;
+    return picked ?? text;
+  } finally {
+    rl.close();
+  }
+}
+
+async function withProgress(rag: RagClient, workflowId: string, json: boolean, pending: Promise<RagOutcome>) {
+  if (json || !process.stdout.isTTY) return pending;
+  return followProgress(pending, () => rag.getProgress(workflowId), (line) => console.log(line));
+}
+
+export function registerAsk(program: Command, context: CliContext, setExit: (code: number) => void): void {
+  program
+    .command('ask')
+    .description('ask a question; shows live progress and, on a terminal, asks you when the run needs an answer')
+    .argument('<question>', 'the question (1–2,000 characters)')
+    .option('--session <id>', 'session id', 'cli')
+    .option('--json', 'print the outcome as JSON and exit (no prompting)')
+    .option('--no-interactive', 'do not prompt for answers; exit 3 when the run waits')
+    .action(async (question: string, flags: AskFlags) => {
+      const rag = await context.client();
+      const workflowId = newRagWorkflowId(flags.session);
+      let outcome = await withProgress(rag, workflowId, Boolean(flags.json), rag.ask(question, { sessionId: flags.session, workflowId }));
+      const interactive = !flags.json && flags.interactive !== false && process.stdin.isTTY;
+      while (interactive && outcome.status === 'awaiting_input') {
+        console.log(renderOutcome(outcome, context.uiBaseUrl));
+        const answer = await promptForAnswer(outcome);
+        outcome = await withProgress(rag, workflowId, false, rag.answer(workflowId, answer));
+      }
+      console.log(flags.json ? JSON.stringify(outcome, null, 2) : renderOutcome(outcome, context.uiBaseUrl));
+      setExit(exitCodeOf(outcome));
+    });
+}

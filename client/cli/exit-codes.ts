@@ -1,0 +1,21 @@
+/** The ragtime CLI's exit codes, documented in `ragtime --help`. */
+export const EXIT = {
+  /** The run completed (any route), or the command did what it was asked. */
+  ok: 0,
+  /** The run failed, or the command did. */
+  failed: 1,
+  /** Bad usage or invalid input: nothing was started. */
+  usage: 2,
+  /** The run waits for a person's answer (use `ragtime answer <workflowId> "<text>"`). */
+  awaitingInput: 3,
+  /** A service (Temporal, Milvus, embeddings) is not reachable. */
+  unavailable: 4,
+} as const;
+
+export const EXIT_CODES_HELP = `
+Exit codes:
+  0  completed (or the command succeeded)
+  1  the run or the command failed
+  2  invalid input or usage; nothing was started
+  3  the run is waiting for an answer (ragtime answer <workflowId> "<text>")
+  4  a service is not reachable (start the local ones with \`ragtime services up\` or \`make up\`)`;

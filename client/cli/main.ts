@@ -1,0 +1,38 @@
+import { Command } from 'commander';
+import { registerAsk } from './commands/ask';
+import { registerRunCommands } from './commands/runs';
+import { registerServices } from './commands/services';
+import { createCliContext } from './context';
+import { reportError } from './errors';
+import { EXIT, EXIT_CODES_HELP } from './exit-codes';
+
+/** The `ragtime` command line. Each command sets the exit code; errors print one line unless --verbose. */
+export async function main(argv: string[]): Promise<number> {
+  let exitCode: number = EXIT.ok;
+  const setExit = (code: number) => {
+    exitCode = code;
+  };
+  const verbose = argv.includes('--verbose');
+  const program = new Command('ragtime')
+    .description('ragtime — a durable, observable agentic-RAG engine on Temporal and Milvus')
+    .option('--verbose', 'print stack traces and causes of errors')
+    .addHelpText('after', EXIT_CODES_HELP)
+    .exitOverride()
+    .showHelpAfterError();
+  let context: ReturnType<typeof createCliContext> | null = null;
+  try {
+    context = createCliContext({ ...process.env });
+    registerServices(program, setExit);
+    registerAsk(program, context, setExit);
+    registerRunCommands(program, context, setExit);
+    await program.parseAsync(argv);
+    return exitCode;
+  } catch (error) {
+    const code = (error as { code?: string }).code;
+    if (code === 'commander.helpDisplayed' || code === 'commander.version') return EXIT.ok;
+    if (typeof code === 'string' && code.startsWith('commander.')) return EXIT.usage;
+    return reportError(error, verbose);
+  } finally {
+    await context?.close().catch(() => undefined);
+  }
+}
