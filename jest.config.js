@@ -11,6 +11,8 @@ module.exports = {
   testTimeout: 60_000,
   // The Milvus SDK pulls in an ESM-only uuid through its bulk writer; jest's CommonJS runtime needs the CJS build.
   moduleNameMapper: { '^uuid$': require.resolve('uuid') },
+  // kysely 0.29 ships ESM only; plain Node 20.19+ requires it natively, jest's CommonJS runtime needs it compiled.
+  transformIgnorePatterns: ['/node_modules/(?!kysely/)'],
   // A test that needs a service and cannot reach it fails; nothing is skipped quietly.
   errorOnDeprecated: true,
 };
