@@ -7,6 +7,10 @@ type Env = Record<string, string | undefined>;
 
 const text = z.string().min(1);
 
+/** MODEL_PROVIDER (issue 5): `auto` (unset) picks openai when a key and both RAG models are set, else offline. */
+export const ModelProvider = z.enum(['openai', 'offline', 'auto']);
+export type ModelProvider = z.infer<typeof ModelProvider>;
+
 /** The parsed configuration. Only `workers/` and the CLI build it, with `parseConfig(process.env)`. */
 export const RagConfig = z.object({
   retrieval: z.object({
@@ -22,7 +26,10 @@ export const RagConfig = z.object({
   milvus: z.object({ address: text, token: text.optional(), collection: text, timeoutSeconds: z.number().positive() }),
   embeddings: z.object({ baseUrl: text, model: text, dim: z.number().int().min(1) }),
   /** `answerModel` is MODEL, the agent's answer model outside the RAG graph (spec §1). */
-  models: z.object({ apiKey: text, baseUrl: text, fastModel: text, gradeModel: text, answerModel: text }).partial(),
+  models: z
+    .object({ apiKey: text, baseUrl: text, fastModel: text, gradeModel: text, answerModel: text })
+    .partial()
+    .extend({ provider: ModelProvider }),
   database: z.object({ url: text }).partial(),
 });
 export type RagConfig = z.infer<typeof RagConfig>;
@@ -98,10 +105,34 @@ function readEnv(env: Env, report: (message: string) => void) {
   return { found, verbatim, lenient, strict, url, text };
 }
 
+type ModelSettings = { apiKey?: string; fastModel?: string; gradeModel?: string };
+
+/** Adds MODEL_PROVIDER to the model settings; `openai` needs the key and both RAG models (no half-configured worker). */
+function withProvider<M extends ModelSettings>(source: Found | undefined, report: (message: string) => void, models: M) {
+  return { provider: modelProvider(source, models, report), ...models };
+}
+
+function modelProvider(source: Found | undefined, models: ModelSettings, report: (message: string) => void): ModelProvider {
+  if (source === undefined) return 'auto';
+  const provider = ModelProvider.exclude(['auto']).safeParse(source.value.toLowerCase());
+  if (!provider.success) {
+    report(`MODEL_PROVIDER=${quote(source.value)} is not one of openai, offline: set one, or unset it to choose automatically`);
+    return 'auto';
+  }
+  const needed = { OPENAI_API_KEY: models.apiKey, FAST_MODEL: models.fastModel, GRADE_MODEL: models.gradeModel };
+  const missing = Object.entries(needed).flatMap(([name, value]) => (value === undefined ? [name] : []));
+  if (provider.data === 'openai' && missing.length > 0) {
+    const them = missing.length > 1 ? 'them' : 'it';
+    report(`MODEL_PROVIDER=openai needs ${missing.join(', ')}: set ${them}, or set MODEL_PROVIDER=offline`);
+  }
+  return provider.data;
+}
+
 const ConfigFromEnv = z
   .record(z.string(), z.string().optional())
   .transform((env, ctx): z.input<typeof RagConfig> => {
-    const read = readEnv(env, (message) => ctx.addIssue({ code: 'custom', message }));
+    const report = (message: string) => ctx.addIssue({ code: 'custom', message });
+    const read = readEnv(env, report);
     const D = ENV_DEFAULTS;
     return {
       retrieval: {
@@ -141,13 +172,13 @@ const ConfigFromEnv = z
         model: read.text('EMBEDDING_MODEL') ?? D.EMBEDDING_MODEL,
         dim: read.strict(read.found('EMBEDDING_DIM', 'DENSE_EMBEDDING_DIM'), D.EMBEDDING_DIM, POSITIVE_INTEGER),
       },
-      models: {
+      models: withProvider(read.found('MODEL_PROVIDER'), report, {
         apiKey: read.text('OPENAI_API_KEY', 'ARK_API_KEY'),
         baseUrl: read.url(read.found('OPENAI_BASE_URL', 'BASE_URL'), undefined, 'https://api.openai.com/v1'),
         fastModel: read.text('FAST_MODEL'),
         gradeModel: read.text('GRADE_MODEL'),
         answerModel: read.text('MODEL'),
-      },
+      }),
       database: { url: read.text('DATABASE_URL') },
     };
   })

@@ -23,6 +23,7 @@ describe('parseConfig defaults (spec §1, DESIGN.md §6)', () => {
       milvus: { address: '127.0.0.1:19530', token: undefined, collection: 'embeddings_collection', timeoutSeconds: 30 },
       embeddings: { baseUrl: 'http://127.0.0.1:8765/v1', model: 'multilingual-e5-small-q4', dim: 384 },
       models: {
+        provider: 'auto',
         apiKey: undefined,
         baseUrl: undefined,
         fastModel: undefined,
@@ -202,6 +203,7 @@ describe("ragtime's services (DESIGN.md §6)", () => {
   test('model names and base URL, with the original names as fallbacks', () => {
     const config = parseConfig({ BASE_URL: 'https://ark.example/v3', FAST_MODEL: 'f', GRADE_MODEL: ' g ', MODEL: '' });
     expect(config.models).toStrictEqual({
+      provider: 'auto',
       apiKey: undefined,
       baseUrl: 'https://ark.example/v3',
       fastModel: 'f',
@@ -211,6 +213,38 @@ describe("ragtime's services (DESIGN.md §6)", () => {
     expect(parseConfig({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', BASE_URL: 'x' }).models.baseUrl).toBe(
       'http://127.0.0.1:9/v1',
     );
+  });
+});
+
+describe('MODEL_PROVIDER (issue 5: openai | offline; unset → auto)', () => {
+  const ready = { OPENAI_API_KEY: 'sk-test', FAST_MODEL: 'f', GRADE_MODEL: 'g' };
+
+  test.each([
+    [{}, 'auto'],
+    [{ MODEL_PROVIDER: '' }, 'auto'],
+    [{ MODEL_PROVIDER: ' offline ' }, 'offline'],
+    [{ MODEL_PROVIDER: 'OpenAI', ...ready }, 'openai'],
+    [{ MODEL_PROVIDER: 'openai', ...ready, OPENAI_API_KEY: '', ARK_API_KEY: 'ark' }, 'openai'],
+    [{ MODEL_PROVIDER: 'offline', ...ready }, 'offline'],
+  ])('%j → %j', (env, provider) => {
+    expect(parseConfig(env).models.provider).toBe(provider);
+  });
+
+  test('an unknown provider names the allowed values', () => {
+    expect(configError({ MODEL_PROVIDER: 'anthropic' }).message).toMatchInlineSnapshot(
+      `"invalid configuration: ✖ MODEL_PROVIDER="anthropic" is not one of openai, offline: set one, or unset it to choose automatically"`,
+    );
+  });
+
+  test('MODEL_PROVIDER=openai without key or models names exactly what is missing, never a secret', () => {
+    expect(configError({ MODEL_PROVIDER: 'openai' }).message).toMatchInlineSnapshot(
+      `"invalid configuration: ✖ MODEL_PROVIDER=openai needs OPENAI_API_KEY, FAST_MODEL, GRADE_MODEL: set them, or set MODEL_PROVIDER=offline"`,
+    );
+    const error = configError({ MODEL_PROVIDER: 'openai', OPENAI_API_KEY: 'sk-SECRET', FAST_MODEL: 'f', GRADE_MODEL: ' ' });
+    expect(error.message).toMatchInlineSnapshot(
+      `"invalid configuration: ✖ MODEL_PROVIDER=openai needs GRADE_MODEL: set it, or set MODEL_PROVIDER=offline"`,
+    );
+    expect(error.message).not.toContain('sk-SECRET');
   });
 });
 
