@@ -19,6 +19,9 @@ export const RagErrorCode = z.enum([
   'REWRITE_INCOMPLETE',
   'SERVICE_UNAVAILABLE',
   'INTERNAL',
+  'UNSUPPORTED_FILE',
+  'CORRUPT_FILE',
+  'EMPTY_DOCUMENT',
 ]);
 export type RagErrorCode = z.infer<typeof RagErrorCode>;
 
@@ -33,6 +36,9 @@ const TERMINAL_CODES: ReadonlySet<RagErrorCode> = new Set<RagErrorCode>([
   'MODEL_NOT_CONFIGURED',
   'PLANNER_NO_SUB_QUESTIONS',
   'REWRITE_INCOMPLETE',
+  'UNSUPPORTED_FILE',
+  'CORRUPT_FILE',
+  'EMPTY_DOCUMENT',
 ]);
 
 export class RagError extends Error {

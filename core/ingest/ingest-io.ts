@@ -1,0 +1,79 @@
+import { z } from 'zod';
+
+/*
+ * The contracts of ingestion (spec §6.11): what a loader produces, what the ingestFile activity takes and returns,
+ * and the batch workflow's input, progress and result.
+ */
+
+/** One page of a loaded document: a PDF page (0-based), an HTML section (1-based), or page 0 of a flat text. */
+export type DocumentPage = { page_number: number; text: string };
+
+/** What a loader reads from one file, with the identity the chunks will carry. */
+export type LoadedDocument = { filename: string; file_path: string; file_type: string; pages: DocumentPage[] };
+
+/** A batch is one workflow run; its history grows with every file, so a larger set is split into several runs. */
+export const MAX_FILES_PER_BATCH = 1000;
+/** How many files are ingested at once: embedding is the bottleneck, and one embedder serves them all. */
+export const DEFAULT_INGEST_CONCURRENCY = 2;
+
+export const IngestWorkflowInput = z.object({
+  files: z
+    .array(z.string().trim().min(1).refine((file) => file.startsWith('/'), { message: 'must be an absolute path' }))
+    .max(MAX_FILES_PER_BATCH, { message: `at most ${MAX_FILES_PER_BATCH} files per batch; start several batches` }),
+  batchLabel: z.string().trim().max(200).optional(),
+  concurrency: z.number().int().min(1).max(16).optional(),
+});
+export type IngestWorkflowInput = z.input<typeof IngestWorkflowInput>;
+
+export type IngestFileInput = { file: string; filename: string };
+
+export type ChunkCounts = { l1: number; l2: number; l3: number };
+
+export type IngestFileData = ChunkCounts & {
+  filename: string;
+  file_type: string;
+  pages: number;
+  /** Leaves a previous attempt had already inserted and this one kept (0 for a fresh start). */
+  resumed_leaves: number;
+};
+
+export type IngestError = { type: string; message: string };
+
+export type IngestFileResult = ChunkCounts & {
+  file: string;
+  filename: string;
+  status: 'ingested' | 'failed';
+  error?: IngestError;
+  duration_ms: number;
+};
+
+export type IngestTotals = ChunkCounts & { files: number; ingested: number; failed: number; duration_ms: number };
+
+export type IngestBatchResult = { batchLabel?: string; files: IngestFileResult[]; totals: IngestTotals };
+
+export type IngestProgress = {
+  batchLabel?: string;
+  total: number;
+  done: number;
+  ingested: number;
+  failed: number;
+  /** Absolute paths of the files being ingested right now. */
+  running: string[];
+  /** Results so far, in input order of completion. */
+  results: IngestFileResult[];
+};
+
+/** Stages an ingestFile attempt reports in its heartbeats, in order. */
+export type IngestStage = 'parsed' | 'split' | 'cleared' | 'parents_written' | 'embedding' | 'inserted';
+
+/**
+ * Heartbeat details of ingestFile. A retried attempt resumes after `leaves_inserted` only when the file is byte for
+ * byte the same (`fingerprint`) and both stores hold exactly what this record says; otherwise it starts over.
+ */
+export type IngestHeartbeat = ChunkCounts & {
+  file: string;
+  stage: IngestStage;
+  fingerprint: string;
+  leaves_embedded: number;
+  leaves_inserted: number;
+};
