@@ -8,6 +8,7 @@ import {
 } from '@temporalio/client';
 import { RagError, describeZodError } from '../core/errors';
 import type { RagStep } from '../core/progress/rag-step';
+import { SUB_QUESTION_QUEUED_ICON } from '../core/progress/step-messages';
 import type { RagTrace } from '../core/schemas/rag-trace';
 import { HitlAnswer, RagWorkflowInput, type HitlSettings, type RagOutcome } from '../core/schemas/run-io';
 import {
@@ -15,6 +16,7 @@ import {
   awaitOutcomeUpdate,
   outcomeQuery,
   progressQuery,
+  subQuestionWorkflowId,
   submitHitlAnswerUpdate,
   traceQuery,
 } from '../workflows/messages';
@@ -131,9 +133,21 @@ export class RagClient {
     return this.query(workflowId, () => this.temporal.workflow.getHandle(workflowId).query(traceQuery));
   }
 
-  /** The progress steps so far (spec §4.13). */
+  /**
+   * The progress steps so far (spec §4.13). While sub-questions run, their children's live steps are merged in
+   * after the parent's (the parent records them itself once they finish).
+   */
   async getProgress(workflowId: string): Promise<RagStep[]> {
-    return this.query(workflowId, () => this.temporal.workflow.getHandle(workflowId).query(progressQuery));
+    const steps = await this.query(workflowId, () => this.temporal.workflow.getHandle(workflowId).query(progressQuery));
+    const queued = steps.filter((step) => step.icon === SUB_QUESTION_QUEUED_ICON).length;
+    const childrenReported = steps.some((step) => step.group !== undefined);
+    if (queued === 0 || childrenReported) return steps;
+    const children = await Promise.all(
+      Array.from({ length: queued }, (_, i) =>
+        this.temporal.workflow.getHandle(subQuestionWorkflowId(workflowId, i + 1)).query(progressQuery).catch(() => [] as RagStep[]),
+      ),
+    );
+    return [...steps, ...children.flat()];
   }
 
   private async query<T>(workflowId: string, call: () => Promise<T>): Promise<T> {

@@ -12,14 +12,14 @@ const shorten = (text: string): string => ([...text].length > SUMMARY_LENGTH ? `
  * `prepare_sub_questions` → one child workflow per sub-question, in parallel → `synthesis` (spec §4.3, §4.10).
  * Results are collected by index, so the merge follows sub-question order whatever order they finish in.
  */
-export async function fanOutAndSynthesize(run: RagRun): Promise<void> {
+export async function fanOutAndSynthesize(run: RagRun, progressOrigin: number): Promise<void> {
   const parentId = workflowInfo().workflowId;
   run.subQuestions.forEach((question, i) => run.step(steps.subQuestionQueued(i + 1, question), Date.now()));
   const outputs = await Promise.all(
     run.subQuestions.map((question, i) =>
       executeChild(subQuestionWorkflow, {
         workflowId: subQuestionWorkflowId(parentId, i + 1),
-        args: [{ question, index: i + 1 }],
+        args: [{ question, index: i + 1, progressOrigin }],
         staticSummary: shorten(`子问题 ${i + 1}: ${question}`),
       }),
     ),

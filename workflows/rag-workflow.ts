@@ -30,7 +30,8 @@ export async function ragWorkflow(rawInput: RagWorkflowInput): Promise<RagOutcom
   const input = parsed.data;
   const info = workflowInfo();
   const ids = { workflowId: info.workflowId, runId: info.runId, sessionId: input.sessionId };
-  const run = new RagRun(Date.now());
+  const startedAt = Date.now();
+  const run = new RagRun(startedAt);
 
   // Message handlers
   setHandler(outcomeQuery, () => run.outcome(ids));
@@ -62,7 +63,7 @@ export async function ragWorkflow(rawInput: RagWorkflowInput): Promise<RagOutcom
       await resumeWithAnswer(run, snapshot, input.resumeFrom.answer);
     } else {
       run.question = input.question ?? '';
-      await answerQuestion(run);
+      await answerQuestion(run, startedAt);
     }
     await converse(run, input.hitl);
     publishState(run);
@@ -78,11 +79,11 @@ export async function ragWorkflow(rawInput: RagWorkflowInput): Promise<RagOutcom
 }
 
 /** The first pass over the graph (spec §3): simple path with at most one rewrite, or fan-out and synthesis. */
-async function answerQuestion(run: RagRun): Promise<void> {
+async function answerQuestion(run: RagRun, startedAt: number): Promise<void> {
   await classifyComplexity(run);
   publishState(run);
   if (run.complexity === 'complex') {
-    await fanOutAndSynthesize(run);
+    await fanOutAndSynthesize(run, startedAt);
     return;
   }
   await retrieveInitial(run);

@@ -1,9 +1,16 @@
+import { setHandler } from '@temporalio/workflow';
 import type { SubResult } from '../core/graph/synthesis';
 import type { RagStep } from '../core/progress/rag-step';
 import { RagRun } from '../core/run/rag-run';
 import { gradeDocuments, retrieveInitial } from './graph-nodes';
+import { progressQuery } from './messages';
 
-export type SubQuestionInput = { question: string; index: number };
+export type SubQuestionInput = {
+  question: string;
+  index: number;
+  /** The parent run's start (workflow time), so the steps' elapsed_ms count from the request (spec §4.13). */
+  progressOrigin?: number;
+};
 export type SubQuestionOutput = { subResult: SubResult; steps: RagStep[] };
 
 /**
@@ -11,8 +18,11 @@ export type SubQuestionOutput = { subResult: SubResult; steps: RagStep[] };
  * A fresh state: no complexity, no budget, no trace inherited from the parent.
  */
 export async function subQuestionWorkflow(input: SubQuestionInput): Promise<SubQuestionOutput> {
-  const run = new RagRun(Date.now());
+  const run = new RagRun(input.progressOrigin ?? Date.now());
   run.question = input.question;
+  // Message handlers
+  setHandler(progressQuery, () => run.steps());
+
   const group = { group: `子问题 ${input.index}`, groupLabel: input.question };
   await retrieveInitial(run, group);
   await gradeDocuments(run, true, group);

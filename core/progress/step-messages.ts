@@ -18,8 +18,10 @@ export const plannedComplexity = (complexity: 'simple' | 'complex', reason: stri
   complexity === 'complex'
     ? step('🔀', '复杂问题 → 将分解为子问题并行检索', `理由: ${firstChars(reason, 60)}`)
     : step('✅', '简单问题 → 走标准 RAG 流程', `理由: ${firstChars(reason, 60)}`);
+/** The icon of the step that hands a sub-question to its child run. */
+export const SUB_QUESTION_QUEUED_ICON = '📌';
 export const subQuestionQueued = (index: number, question: string) =>
-  step('📌', `子问题 ${index}`, `${firstChars(question, 80)} 已加入并行检索`);
+  step(SUB_QUESTION_QUEUED_ICON, `子问题 ${index}`, `${firstChars(question, 80)} 已加入并行检索`);
 
 function retrievalDetails(meta: Partial<RetrievalMeta>, prefix: string): StepMessage[] {
   return [
