@@ -1,6 +1,7 @@
 import type { GradeUpdate } from '../graph/grade-update';
 import { TOOL_NAME, type RewriteMethod } from '../schemas/graph-values';
 import type { HitlResumeState } from '../schemas/hitl-resume-state';
+import type { RetrievalDiagnostics } from '../schemas/retrieval-diagnostics';
 import type { Chunk } from '../schemas/retrieved-chunk';
 import { nonNullRetrievalMeta, type TraceFragment } from './fragment';
 import type { RetrievalMeta } from './raw-trace';
@@ -18,7 +19,11 @@ export function retrievalMetaFragment(meta: RetrievalMeta): TraceFragment {
  * step writes; the order in which a run folds them is the graph's order.
  */
 
-export type RetrievalResult = { docs: Chunk[]; meta: RetrievalMeta };
+/**
+ * What a retrieval returns: the docs, the R group (spec §6.9), and optionally the retrieval diagnostics that live
+ * beside the 59-field protocol (DESIGN §5 layer A); they never enter the trace.
+ */
+export type RetrievalResult = { docs: Chunk[]; meta: RetrievalMeta; diagnostics?: RetrievalDiagnostics };
 
 /**
  * `retrieve_initial` (spec §4.4 step 5): creates a new trace. Complexity fields are null in sub-agents.
