@@ -159,7 +159,8 @@ export class RagRun {
   finish(): void {
     if (this.needsPerson()) {
       this.resumeState = buildHitlResumeState(this.asRunResult());
-      this.hitl = this.currentQuestion(this.hitl?.round ?? this.rounds.length + 1);
+      // The next round's number: the last round's plus one (a resumed run's record starts at round 0).
+      this.hitl = this.currentQuestion(this.hitl?.round ?? (this.rounds.at(-1)?.round ?? 0) + 1);
     } else {
       this.resumeState = null;
       this.hitl = null;

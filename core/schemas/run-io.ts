@@ -52,9 +52,12 @@ export type RunStatus = z.infer<typeof RunStatus>;
 export const HitlRequest = z.object({ prompt: z.string(), options: z.array(z.string()), round: z.number().int().min(1) });
 export type HitlRequest = z.infer<typeof HitlRequest>;
 
-/** One clarification round of a run, for the record of why it ended as it did. */
+/**
+ * One clarification round of a run, for the record of why it ended as it did. Round 0 is the answer a resumed run
+ * was started with (`resumeFrom`, answered_via "resume_from"); the questions the run asks itself count from 1.
+ */
 export const HitlRound = z.object({
-  round: z.number().int().min(1),
+  round: z.number().int().min(0),
   route: Route,
   retrieval_status: RetrievalStatus,
   prompt: z.string(),
