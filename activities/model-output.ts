@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
-import type { z } from 'zod';
-import { describeZodError, isRagError } from '../core/errors';
+import { z } from 'zod';
+import { isRagError } from '../core/errors';
 
 /** spec-violating model output is retried at most twice (3 attempts in all), then fails the run (DESIGN §4). */
 export const MODEL_OUTPUT_ATTEMPTS = 3;
@@ -26,7 +26,8 @@ export function parseModelOutput<S extends z.ZodType>(
 ): z.output<S> {
   const parsed = schema.safeParse(raw);
   if (parsed.success) return parsed.data;
-  throw invalidModelOutput({ ...where, violation: describeZodError(where.schema, parsed.error) });
+  // Not describeZodError: its subject prefix would repeat the schema name the message already gives.
+  throw invalidModelOutput({ ...where, violation: z.prettifyError(parsed.error).replace(/\s*\n\s*/g, ' ') });
 }
 
 /** Post-processing errors that are really contract violations of the reply (spec §4.2 step 6, §4.7.1). */
