@@ -29,9 +29,20 @@ export function textPreview(text: unknown): string {
   return typeof text === 'string' ? cut(text.replace(/\s+/g, ' ').trim(), DIAGNOSTICS_PREVIEW_CHARS) : '';
 }
 
+/**
+ * The text of a thrown value, as Python's `str(exc)`: an error's message (no class name), else `String(value)`.
+ * Duck-typed: errors raised inside Node (fetch, sockets) may come from another realm, where `instanceof Error` fails.
+ */
+export function exceptionText(error: unknown): string {
+  if (typeof error === 'object' && error !== null && typeof (error as { message?: unknown }).message === 'string') {
+    return (error as { message: string }).message;
+  }
+  return String(error);
+}
+
 /** An error text bounded for the diagnostics (the trace's rerank_error keeps the full text). */
 export function diagnosticError(error: unknown): string {
-  return cut(error instanceof Error ? error.message : String(error), DIAGNOSTICS_ERROR_CHARS);
+  return cut(exceptionText(error), DIAGNOSTICS_ERROR_CHARS);
 }
 
 const text = (value: unknown): string => (typeof value === 'string' ? value : '');
