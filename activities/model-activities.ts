@@ -11,12 +11,27 @@ import type { ChatModels } from './ports';
 
 const attempt = (): number => Context.current().info.attempt;
 
+type Where = { model: string; schema: string; attempt: number };
+
+/**
+ * Calls the adapter. Its RagErrors become failures here: MODEL_OUTPUT_INVALID (an unreadable reply) counts against
+ * the schema budget, MODEL_NOT_CONFIGURED and other terminal codes fail at once. Anything else (transport failures,
+ * already ApplicationFailures) goes to Temporal's retry policy unchanged.
+ */
+async function callModel(call: () => Promise<unknown>, where: Where): Promise<unknown> {
+  try {
+    return await call();
+  } catch (error) {
+    return rethrowAsModelOutput(error, where);
+  }
+}
+
 /** The three model activities (spec §4.2, §4.5, §4.7): call the model, validate its reply, apply the core rules. */
 export function modelActivities(models: ChatModels): Pick<RagActivities, 'planComplexity' | 'gradeEvidence' | 'planRewrite'> {
   return {
     async planComplexity({ question }: PlanComplexityInput) {
       const where = { model: models.describe, schema: 'complexity_result', attempt: attempt() };
-      const result = parseModelOutput(ComplexityResult, await models.planComplexity(question), where);
+      const result = parseModelOutput(ComplexityResult, await callModel(() => models.planComplexity(question), where), where);
       try {
         // The planner never writes the trace (spec §4.2, last line).
         return { data: cleanComplexityResult(result), traceFragment: { fields: {} } };
@@ -27,14 +42,18 @@ export function modelActivities(models: ChatModels): Pick<RagActivities, 'planCo
 
     async gradeEvidence({ question, docs, rewriteCount, isSubAgent }: GradeEvidenceInput) {
       const where = { model: models.describe, schema: 'evidence_grade', attempt: attempt() };
-      const grade = parseModelOutput(EvidenceGrade, await models.gradeEvidence(question, formatDocs(docs), docs), where);
+      const grade = parseModelOutput(
+        EvidenceGrade,
+        await callModel(() => models.gradeEvidence(question, formatDocs(docs), docs), where),
+        where,
+      );
       const { traceFragment, docs: _kept, ...decision } = gradeStep({ grade, docs, rewriteCount, isSubAgent });
       return { data: { ...decision, grade }, traceFragment };
     },
 
     async planRewrite({ question, rewriteCount }: PlanRewriteInput) {
       const where = { model: models.describe, schema: 'rewrite_plan', attempt: attempt() };
-      const plan = parseModelOutput(RewritePlan, await models.planRewrite(question), where);
+      const plan = parseModelOutput(RewritePlan, await callModel(() => models.planRewrite(question), where), where);
       try {
         const rewrite = composeRewrite(question, plan);
         return { data: rewrite, traceFragment: rewritePlanFragment(rewrite, rewriteCount) };
