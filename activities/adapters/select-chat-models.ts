@@ -1,0 +1,28 @@
+import type { RagConfig } from '../../core/config';
+import type { ChatModels } from '../ports';
+import { createOpenAiChatModels, type OpenAiChatModelsOptions } from './openai-chat-models';
+
+export type ChatModelsChoice = { provider: 'openai' | 'offline'; models: ChatModels };
+
+/** True when the OpenAI-compatible provider has what every RAG call needs: a key, FAST_MODEL and GRADE_MODEL. */
+export function openAiConfigured(models: RagConfig['models']): boolean {
+  return Boolean(models.apiKey && models.fastModel && models.gradeModel);
+}
+
+/**
+ * MODEL_PROVIDER (issue 5): `openai` or `offline` as set; unset (`auto`) → openai when a key and both models are
+ * configured, else the offline policy. parseConfig has already refused `openai` without them. The offline
+ * provider is built by the caller's factory (`providers.offline`), and only when chosen.
+ */
+export function selectChatModels(
+  config: Pick<RagConfig, 'models'>,
+  providers: { offline: () => ChatModels; openai?: Pick<OpenAiChatModelsOptions, 'timeoutMs' | 'maxRetries'> },
+): ChatModelsChoice {
+  const { provider, apiKey, baseUrl, fastModel, gradeModel } = config.models;
+  const useOpenAi = provider === 'openai' || (provider === 'auto' && openAiConfigured(config.models));
+  if (!useOpenAi) return { provider: 'offline', models: providers.offline() };
+  return {
+    provider: 'openai',
+    models: createOpenAiChatModels({ apiKey, baseUrl, fastModel, gradeModel, ...providers.openai }),
+  };
+}
