@@ -1,6 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { Context } from '@temporalio/activity';
+import {
+  DefaultLogger,
+  NativeConnection,
+  Runtime,
+  Worker,
+  bundleWorkflowCode,
+  type WorkerOptions,
+  type WorkflowBundleWithSourceMap,
+} from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import type { ChatModels, Retriever } from '../../activities/ports';
 import type { EvidenceGrade, RewritePlan, ComplexityResult } from '../../core/schemas/model-outputs';
@@ -49,6 +58,12 @@ export type AdapterScript = {
   planner?: ComplexityResult | unknown;
   /** Delay before each model reply, to keep an activity running while a test stops the worker. */
   modelDelayMs?: number;
+  /**
+   * When true, the model delay is an activity sleep that ends early with a CancelledFailure when the activity is
+   * cancelled — as it is by a worker shutdown — so the attempt fails and the server retries it elsewhere. When
+   * false (the default) the delay ignores cancellation, so a shutting-down worker waits for the reply (drains).
+   */
+  modelDelayHonoursCancellation?: boolean;
 };
 
 export type AdapterCalls = { planner: string[]; retrieval: string[]; grader: string[]; rewriter: string[] };
@@ -57,7 +72,10 @@ export function scriptedAdapters(script: AdapterScript): { models: ChatModels; r
   const calls: AdapterCalls = { planner: [], retrieval: [], grader: [], rewriter: [] };
   const grades = Object.fromEntries(Object.entries(script.grades ?? {}).map(([question, queue]) => [question, [...queue]]));
   const rewritePlans = [...(script.rewritePlans ?? [])];
-  const pause = () => new Promise((resolve) => setTimeout(resolve, script.modelDelayMs ?? 0));
+  const pause = () =>
+    script.modelDelayHonoursCancellation
+      ? Context.current().sleep(script.modelDelayMs ?? 0)
+      : new Promise((resolve) => setTimeout(resolve, script.modelDelayMs ?? 0));
   const models: ChatModels = {
     describe: 'scripted-model',
     async planComplexity(question) {
@@ -105,6 +123,28 @@ export async function withWorker<T>(
     activities: createActivities({ models, retriever }),
   });
   return worker.runUntil(fn(RagClient.fromClient(env.client, taskQueue), calls, taskQueue));
+}
+
+/** A task queue no other test uses. */
+export const newTaskQueue = (): string => `test-${randomUUID()}`;
+
+/**
+ * A worker you start and stop yourself (`worker.run()`, `worker.shutdown()`), for tests that stop a worker mid-run
+ * and start another on the same task queue. Pass the same adapters to both, so their call records add up.
+ */
+export async function createWorker(
+  env: WorkflowEnv,
+  adapters: { models: ChatModels; retriever: Retriever },
+  taskQueue: string,
+  options: Partial<Omit<WorkerOptions, 'connection' | 'taskQueue' | 'workflowBundle' | 'activities'>> = {},
+): Promise<Worker> {
+  return Worker.create({
+    ...options,
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: env.workflowBundle,
+    activities: createActivities({ models: adapters.models, retriever: adapters.retriever }),
+  });
 }
 
 export const sessionId = (): string => `s-${randomUUID().slice(0, 8)}`;
