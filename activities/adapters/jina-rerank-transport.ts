@@ -1,4 +1,5 @@
 import type { RerankReply, RerankTransport } from '../ports';
+import { innermostReason } from './error-reason';
 
 /**
  * The one error a rerank request can end in without a reply. Its message becomes the trace's `rerank_error`
@@ -14,28 +15,6 @@ export class RerankTransportError extends Error {
 /** Python's repr of a float for whole numbers ("5.0"), else the shortest JS form ("0.25"). */
 export function pythonFloatText(value: number): string {
   return Number.isInteger(value) ? value.toFixed(1) : String(value);
-}
-
-type ErrorLike = { message: string; cause?: unknown; code?: unknown; errors?: unknown };
-
-/** Duck-typed: errors raised inside Node (undici, sockets) come from another realm under jest and some bundlers. */
-const isErrorLike = (value: unknown): value is ErrorLike =>
-  typeof value === 'object' && value !== null && typeof (value as { message?: unknown }).message === 'string';
-
-/**
- * The innermost readable reason: undici wraps socket errors as `TypeError('fetch failed', { cause })`, and a host
- * with several addresses fails with an AggregateError (empty message) of per-address errors.
- */
-function reason(error: unknown): string {
-  let current: unknown = error;
-  for (let depth = 0; depth < 5 && isErrorLike(current); depth += 1) {
-    const { cause } = current;
-    const inner = isErrorLike(cause) && Array.isArray(cause.errors) && cause.message === '' ? cause.errors[0] : cause;
-    if (!isErrorLike(inner)) break;
-    current = inner;
-  }
-  if (!isErrorLike(current)) return String(current);
-  return current.message || (current.code === undefined ? 'unknown error' : String(current.code));
 }
 
 export type JinaRerankTransportOptions = {
@@ -67,7 +46,7 @@ export function createJinaRerankTransport(options: JinaRerankTransportOptions = 
             cause: error,
           });
         }
-        throw new RerankTransportError(`rerank request failed: ${reason(error)}`, { cause: error });
+        throw new RerankTransportError(`rerank request failed: ${innermostReason(error)}`, { cause: error });
       }
     },
   };
