@@ -3,6 +3,7 @@
  * retriever runs them), parent-store failures (spec §6.1 step 4 names them), the §6.9 key counts on every path, and
  * the retrieval diagnostics (issue 4 §3). Same harness as retrieve.test.ts.
  */
+import { createParentStore } from '../../activities/adapters/sql-parent-store';
 import type { HierarchyChunk } from '../../activities/ports';
 import { RETRIEVAL_META_FIELDS } from '../../core/schemas/rag-trace';
 import { RetrievalDiagnostics } from '../../core/schemas/retrieval-diagnostics';
@@ -70,6 +71,22 @@ test('U13 in the pipeline: two passes through the parent store → [L1x (max chi
     { parent_chunk_id: 'L2b', level: 2, child_count: 2, child_chunk_ids: ['doc.md::p0::l3::3', 'doc.md::p0::l3::4'] },
     { parent_chunk_id: L1X, level: 1, child_count: 2, child_chunk_ids: ['L2a', 'L2b'] },
   ]);
+});
+
+test('U13 with the real SQL parent store (SQLite in memory): the same two passes and result', async () => {
+  const parents = createParentStore({ sqliteFile: ':memory:' });
+  try {
+    await parents.replaceFile('doc.md', PARENTS);
+    const { retriever } = setup({ env: { RETRIEVAL_TOP_K: '8' }, leaves: new FakeLeafStore(U13_LEAVES), parents });
+    const result = await retriever.retrieve(QUERY);
+    expect(result.docs.map((d) => [d.chunk_id, d.text, d.file_path, d.merged_child_count])).toEqual([
+      [L1X, `text of ${L1X}`, '/data/doc.md', 2],
+      ['doc.md::p0::l3::9', 'c9', '/data/doc.md', undefined],
+    ]);
+    expect(result.meta).toMatchObject({ retrieval_mode: 'hybrid', auto_merge_replaced_chunks: 6, auto_merge_steps: 2 });
+  } finally {
+    await parents.close();
+  }
 });
 
 test('U14 in the pipeline: leaves whose parent is missing from the store stay; applied false, replaced 0', async () => {
