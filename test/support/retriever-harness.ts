@@ -9,7 +9,7 @@
  * candidate_k = 6 and each hybrid leg asks for 12.
  */
 import { createJinaRerankTransport } from '../../activities/adapters/jina-rerank-transport';
-import type { RerankTransport } from '../../activities/ports';
+import type { ParentStore, RerankTransport } from '../../activities/ports';
 import { createRetriever } from '../../activities/retrieval/retrieve-documents';
 import { parseConfig } from '../../core/config';
 import { FakeLeafStore, FakeParentStore, fakeLeaf, ScriptedEmbedder } from './fake-knowledge-store';
@@ -31,7 +31,7 @@ export type HarnessOptions = {
   /** Configure rerank against the loopback server. */
   rerank?: boolean;
   leaves?: FakeLeafStore;
-  parents?: FakeParentStore;
+  parents?: ParentStore;
 };
 
 export function retrieverHarness(server: LoopbackRerankServer, options: HarnessOptions = {}) {
@@ -41,7 +41,7 @@ export function retrieverHarness(server: LoopbackRerankServer, options: HarnessO
   const config = parseConfig({ RETRIEVAL_TOP_K: '2', ...rerankEnv, ...options.env });
   const embedder = new ScriptedEmbedder(4, { [QUERY]: QUERY_VECTOR });
   const leafStore = options.leaves ?? new FakeLeafStore(LEAVES);
-  const parentStore = options.parents ?? new FakeParentStore();
+  const parentStore: ParentStore = options.parents ?? new FakeParentStore();
   const transport = createJinaRerankTransport();
   const sent: Array<Parameters<RerankTransport['post']>[0]> = [];
   const rerank: RerankTransport = {
