@@ -30,7 +30,8 @@ export const RagConfig = z.object({
     .object({ apiKey: text, baseUrl: text, fastModel: text, gradeModel: text, answerModel: text })
     .partial()
     .extend({ provider: ModelProvider }),
-  database: z.object({ url: text }).partial(),
+  /** DATABASE_URL (PostgreSQL) when set; else SQLite files under RAGTIME_DATA_DIR. */
+  database: z.object({ url: text.optional(), dataDir: text }),
 });
 export type RagConfig = z.infer<typeof RagConfig>;
 
@@ -53,6 +54,8 @@ export const ENV_DEFAULTS = {
   // Not the original's BAAI/bge-m3 (1024-d): vectors differ, so a SuperMew collection must be re-indexed (spec §6.7).
   EMBEDDING_MODEL: 'multilingual-e5-small-q4',
   EMBEDDING_DIM: 384,
+  // Where local state lives (SQLite parent store, logs of the local services); relative to the working directory.
+  RAGTIME_DATA_DIR: '.data',
 } as const;
 
 const RERANK_TIMEOUT_FLOOR = 0.1; // spec §1
@@ -179,7 +182,7 @@ const ConfigFromEnv = z
         gradeModel: read.text('GRADE_MODEL'),
         answerModel: read.text('MODEL'),
       }),
-      database: { url: read.text('DATABASE_URL') },
+      database: { url: read.text('DATABASE_URL'), dataDir: read.text('RAGTIME_DATA_DIR') ?? D.RAGTIME_DATA_DIR },
     };
   })
   .pipe(RagConfig);
@@ -189,7 +192,8 @@ const ConfigFromEnv = z
  * Every invalid variable is reported at once in one RagError('INVALID_CONFIG'); secrets never appear in it.
  */
 export function parseConfig(env: Env): RagConfig {
-  const result = ConfigFromEnv.safeParse(env);
+  // A plain copy: process.env is an exotic object that zod's record check refuses.
+  const result = ConfigFromEnv.safeParse({ ...env });
   if (!result.success) throw new RagError('INVALID_CONFIG', describeZodError('invalid configuration', result.error));
   return result.data;
 }

@@ -30,7 +30,7 @@ describe('parseConfig defaults (spec §1, DESIGN.md §6)', () => {
         gradeModel: undefined,
         answerModel: undefined,
       },
-      database: { url: undefined },
+      database: { url: undefined, dataDir: '.data' },
     });
   });
 

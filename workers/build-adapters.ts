@@ -1,0 +1,59 @@
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import type { RagConfig } from '../core/config';
+import { createJinaRerankTransport } from '../activities/adapters/jina-rerank-transport';
+import { createMilvusLeafStore } from '../activities/adapters/milvus-leaf-store';
+import { createOfflineChatModels } from '../activities/adapters/offline-chat-models';
+import { createOpenAiEmbedder } from '../activities/adapters/openai-embedder';
+import { selectChatModels, type ChatModelsChoice } from '../activities/adapters/select-chat-models';
+import { createParentStore } from '../activities/adapters/sql-parent-store';
+import type { Embedder, LeafStore, ParentStore, Retriever } from '../activities/ports';
+import { createRetriever } from '../activities/retrieval/retrieve-documents';
+
+export type Adapters = {
+  chat: ChatModelsChoice;
+  embedder: Embedder;
+  leafStore: LeafStore;
+  parentStore: ParentStore;
+  retriever: Retriever;
+  /** Where the parent store lives, for start-up lines (no credentials). */
+  parentStoreLocation: string;
+  close(): Promise<void>;
+};
+
+/** The SQLite file of the parent store when no DATABASE_URL is set. */
+export function sqliteFileOf(config: RagConfig): string {
+  return path.resolve(config.database.dataDir, 'ragtime.sqlite');
+}
+
+/** Builds every adapter from the configuration: the one place that decides what talks to what. */
+export function buildAdapters(config: RagConfig): Adapters {
+  const embedder = createOpenAiEmbedder({ baseUrl: config.embeddings.baseUrl, model: config.embeddings.model, dim: config.embeddings.dim });
+  const leafStore = createMilvusLeafStore({
+    address: config.milvus.address,
+    token: config.milvus.token,
+    timeoutSeconds: config.milvus.timeoutSeconds,
+    collection: config.milvus.collection,
+    dim: config.embeddings.dim,
+  });
+  const parentStore = createParentStore({ databaseUrl: config.database.url, sqliteFile: sqliteFileOf(config) });
+  const retriever = createRetriever({
+    embedder,
+    leafStore,
+    parentStore,
+    rerank: createJinaRerankTransport(),
+    config,
+    now: () => performance.now(),
+  });
+  return {
+    chat: selectChatModels(config, { offline: createOfflineChatModels }),
+    embedder,
+    leafStore,
+    parentStore,
+    retriever,
+    parentStoreLocation: config.database.url ? 'PostgreSQL (DATABASE_URL)' : sqliteFileOf(config),
+    async close() {
+      await Promise.allSettled([leafStore.close(), parentStore.close()]);
+    },
+  };
+}
