@@ -11,7 +11,12 @@ import type { Rewrite, RetrievalResult } from '../core/trace/writers';
  * Workflows import these as types only.
  */
 
-export type ActivityResult<T> = { data: T; traceFragment: TraceFragment };
+export type ActivityResult<T> = {
+  data: T;
+  traceFragment: TraceFragment;
+  /** The provider and models that produced a model activity's result (ChatModels.describe), for the run's memo. */
+  producedBy?: string;
+};
 
 /** Which retrieval of the graph this is: for the activity summary, logs and diagnostics. */
 export type RetrievalPurpose = 'initial' | 'rewritten' | 'sub_question' | 'hitl_targeted';

@@ -34,7 +34,7 @@ export function modelActivities(models: ChatModels): Pick<RagActivities, 'planCo
       const result = parseModelOutput(ComplexityResult, await callModel(() => models.planComplexity(question), where), where);
       try {
         // The planner never writes the trace (spec §4.2, last line).
-        return { data: cleanComplexityResult(result), traceFragment: { fields: {} } };
+        return { data: cleanComplexityResult(result), traceFragment: { fields: {} }, producedBy: models.describe };
       } catch (error) {
         return rethrowAsModelOutput(error, where);
       }
@@ -48,7 +48,7 @@ export function modelActivities(models: ChatModels): Pick<RagActivities, 'planCo
         where,
       );
       const { traceFragment, docs: _kept, ...decision } = gradeStep({ grade, docs, rewriteCount, isSubAgent });
-      return { data: { ...decision, grade }, traceFragment };
+      return { data: { ...decision, grade }, traceFragment, producedBy: models.describe };
     },
 
     async planRewrite({ question, rewriteCount }: PlanRewriteInput) {
@@ -56,7 +56,7 @@ export function modelActivities(models: ChatModels): Pick<RagActivities, 'planCo
       const plan = parseModelOutput(RewritePlan, await callModel(() => models.planRewrite(question), where), where);
       try {
         const rewrite = composeRewrite(question, plan);
-        return { data: rewrite, traceFragment: rewritePlanFragment(rewrite, rewriteCount) };
+        return { data: rewrite, traceFragment: rewritePlanFragment(rewrite, rewriteCount), producedBy: models.describe };
       } catch (error) {
         return rethrowAsModelOutput(error, where);
       }

@@ -12,6 +12,7 @@ import {
   rewrittenRetrievalFragment,
 } from '../core/trace/writers';
 import { MODEL_CALL, RETRIEVAL } from './activity-options';
+import { noteModels } from './publish-state';
 
 /*
  * The nodes of the graph (spec §4), each a small function over the run's state. Activity calls carry the node's
@@ -34,6 +35,7 @@ export async function classifyComplexity(run: RagRun): Promise<void> {
   const plan = await models.planComplexity.executeWithOptions({ ...MODEL_CALL, summary: 'classify_complexity' }, [
     { question: run.question },
   ]);
+  noteModels(run, plan.producedBy);
   run.applyTrace(plan.traceFragment);
   run.complexity = plan.data.complexity;
   run.complexityReason = plan.data.complexityReason;
@@ -65,13 +67,14 @@ export async function retrieveInitial(run: RagRun, group: StepGroup = null): Pro
 export async function gradeDocuments(run: RagRun, isSubAgent: boolean, group: StepGroup = null): Promise<void> {
   run.step(steps.gradingStarted(), Date.now(), group);
   const input = { docs: run.docs, rewriteCount: run.rewriteCount, isSubAgent };
-  const { data, traceFragment } =
+  const { data, traceFragment, producedBy } =
     run.docs.length === 0
       ? withGrade(gradeStep({ ...input, grade: gradeForNoDocs() }), gradeForNoDocs())
       : await models.gradeEvidence.executeWithOptions(
           { ...MODEL_CALL, summary: group ? `grade_documents (${group.group})` : 'grade_documents' },
           [{ ...input, question: run.question }],
         );
+  noteModels(run, producedBy);
   run.route = data.route;
   run.retrievalStatus = data.retrievalStatus;
   run.docs = evidenceAfterRoute(data.route, run.docs);
@@ -85,7 +88,7 @@ export async function gradeDocuments(run: RagRun, isSubAgent: boolean, group: St
 
 function withGrade(step: ReturnType<typeof gradeStep>, grade: ReturnType<typeof gradeForNoDocs>) {
   const { traceFragment, docs: _docs, ...rest } = step;
-  return { data: { ...rest, grade }, traceFragment };
+  return { data: { ...rest, grade }, traceFragment, producedBy: undefined };
 }
 
 /**
@@ -107,6 +110,7 @@ export async function rewriteAndRetrieve(run: RagRun): Promise<boolean> {
     { question: run.question, rewriteCount: run.rewriteCount },
   ]);
   const rewrite = plan.data;
+  noteModels(run, plan.producedBy);
   run.rewriteCount += 1;
   run.applyTrace(plan.traceFragment);
   run.step(steps.rewriteChosen(rewrite.rewrite_method), Date.now());

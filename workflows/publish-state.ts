@@ -1,4 +1,4 @@
-import { setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
+import { patched, setCurrentDetails, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
 import type { RagRun } from '../core/run/rag-run';
 import { RAG_COMPLEXITY, RAG_HITL_ROUNDS, RAG_ROUTE, RAG_STATUS } from './search-attributes';
 
@@ -18,4 +18,17 @@ export function publishState(run: RagRun): void {
       ? `Waiting for an answer (round ${run.hitl.round}): ${run.hitl.prompt}${run.hitl.options.length ? `\nOptions: ${run.hitl.options.join('; ')}` : ''}`
       : `Status: ${run.status}${run.route ? `, route ${run.route}` : ''}`,
   );
+}
+
+/** Patch id of the memo that names the models (added after the first recorded histories). */
+export const MEMO_MODELS_PATCH = 'ragtime-20261130-memo-models';
+
+/**
+ * Notes which provider and models answered (DESIGN §6: visible in each run's memo), once per run: the first model
+ * result carries it. Histories recorded before this existed replay without the memo command.
+ */
+export function noteModels(run: RagRun, producedBy: string | undefined): void {
+  if (!producedBy || run.models === producedBy) return;
+  run.models = producedBy;
+  if (patched(MEMO_MODELS_PATCH)) upsertMemo({ models: producedBy });
 }

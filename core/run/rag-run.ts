@@ -32,6 +32,8 @@ export class RagRun {
   resumeState: HitlResumeState | null = null;
   readonly rounds: HitlRound[] = [];
   error: RunError | null = null;
+  /** The provider and models that answered this run's model calls (ChatModels.describe), once known. */
+  models: string | null = null;
   /** Bumped each time the run settles (asks, completes or fails), so a waiter can tell "the next" settle. */
   settleCount = 0;
   private inbox: PendingAnswer | null = null;
