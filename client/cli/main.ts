@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { registerAsk } from './commands/ask';
+import { registerKnowledgeCommands } from './commands/knowledge';
 import { registerRunCommands } from './commands/runs';
 import { registerServices } from './commands/services';
 import { createCliContext } from './context';
@@ -25,6 +26,7 @@ export async function main(argv: string[]): Promise<number> {
     registerServices(program, setExit);
     registerAsk(program, context, setExit);
     registerRunCommands(program, context, setExit);
+    registerKnowledgeCommands(program, context, setExit);
     await program.parseAsync(argv);
     return exitCode;
   } catch (error) {

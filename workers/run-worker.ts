@@ -1,0 +1,48 @@
+import { NativeConnection, Worker } from '@temporalio/worker';
+import { createActivities } from '../activities';
+import type { RagConfig } from '../core/config';
+import { buildAdapters } from './build-adapters';
+
+export type WorkerOptions = {
+  /** Printed once the worker polls: what it runs against (never a secret). */
+  log?: (line: string) => void;
+};
+
+/**
+ * Runs a ragtime worker until it is told to stop (SIGINT/SIGTERM): every workflow and activity, on the configured
+ * task queue, wired to the adapters the configuration selects.
+ */
+export async function runWorker(config: RagConfig, options: WorkerOptions = {}): Promise<void> {
+  const log = options.log ?? ((line: string) => console.log(line));
+  const adapters = buildAdapters(config);
+  try {
+    await adapters.leafStore.ensureCollection();
+    const connection = await NativeConnection.connect({ address: config.temporal.address });
+    try {
+      const worker = await Worker.create({
+        connection,
+        namespace: config.temporal.namespace,
+        taskQueue: config.temporal.taskQueue,
+        workflowsPath: require.resolve('../workflows'),
+        activities: createActivities({
+          models: adapters.chat.models,
+          retriever: adapters.retriever,
+          ingest: { leafStore: adapters.leafStore, parentStore: adapters.parentStore, embedder: adapters.embedder },
+        }),
+      });
+      log(
+        `ragtime worker: task queue "${config.temporal.taskQueue}" on ${config.temporal.address} (namespace ${config.temporal.namespace})\n` +
+          `  models:      ${adapters.chat.provider} — ${adapters.chat.models.describe}\n` +
+          `  embeddings:  ${config.embeddings.model} (${config.embeddings.dim}-d) at ${config.embeddings.baseUrl}\n` +
+          `  milvus:      ${config.milvus.address}, collection ${config.milvus.collection}\n` +
+          `  parents:     ${adapters.parentStoreLocation}\n` +
+          `  rerank:      ${config.rerank.enabled ? `${config.rerank.model} at ${config.rerank.endpoint}` : 'off'}`,
+      );
+      await worker.run();
+    } finally {
+      await connection.close();
+    }
+  } finally {
+    await adapters.close();
+  }
+}
