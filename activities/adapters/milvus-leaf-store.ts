@@ -1,0 +1,181 @@
+import { ConsistencyLevelEnum, MetricType, RRFRanker, type HybridSearchSingleReq } from '@zilliz/milvus2-sdk-node';
+import { RagError } from '../../core/errors';
+import type { HierarchyChunk, LeafHit, LeafSearch, LeafStore } from '../ports';
+import { type MilvusConnection, milvusCall, newMilvusClient, quoteForFilter, serialized } from './milvus/calls';
+import { type CollectionTarget, ensureCollection, loadIfNeeded, ONLY_ZERO_DROP_RATIO } from './milvus/collection';
+import { rowsOf, toLeafHit, toLeafRow } from './milvus/rows';
+import { DENSE_SEARCH_EF, FIELD, OUTPUT_FIELDS, SPEC_DROP_RATIO } from './milvus/schema';
+
+/*
+ * The leaf (L3) store on Milvus (spec §6.3, §6.10), the same code for Milvus Lite 3.2.2, Milvus and Zilliz Cloud.
+ * One client per store, kept open: SuperMew opened a client per operation (spec §6.3), which costs a connection
+ * handshake per search. What Milvus Lite 3.2.2 does differently, and how the store copes (verified):
+ * - BM25 scores come back negative, best first (e.g. -2.90 before -1.02); Milvus returns positive ones. searchBm25
+ *   keeps Milvus' order and reports |score|, a positive relevance, higher is better, on both.
+ * - drop_ratio_build / drop_ratio_search other than 0 are refused; the store uses the spec's 0.2 and switches to 0
+ *   when the server says only 0 is supported.
+ * - A collection is not loaded after a restart: reads that fail on an unloaded collection load it and retry once.
+ * - Writes are serialized per collection (one writer per collection in Lite's engine).
+ */
+
+export type MilvusLeafStoreOptions = MilvusConnection & { collection: string; dim: number };
+
+export type HybridSearch = LeafSearch & {
+  /** Limit of each ANN sub-request; default 2 × limit (spec §6.3.1). */
+  legLimit?: number;
+};
+
+export type MilvusLeafStore = LeafStore & {
+  readonly collection: string;
+  /**
+   * SuperMew's hybrid recall as Milvus runs it (spec §6.3.1): the dense and BM25 sub-requests fused by Milvus' RRF
+   * ranker (k = 60), score = the fused score. Not part of the port: ragtime fuses the two legs in code (DESIGN §4),
+   * and this exists so tests can prove both give the same result.
+   */
+  hybridSearchMilvusRrf(vector: number[], text: string, search: HybridSearch): Promise<LeafHit[]>;
+  /** Drops the collection (tests, resets). */
+  dropCollection(): Promise<void>;
+};
+
+const RRF_K = 60; // spec §6.3.1
+const INSERT_BATCH = 50; // spec §6.10
+
+function leafFilter({ leafLevel }: LeafSearch): string {
+  if (!Number.isSafeInteger(leafLevel)) {
+    throw new RagError('INVALID_INPUT', `leaf level must be an integer, got ${JSON.stringify(leafLevel)}`);
+  }
+  return `chunk_level == ${leafLevel}`; // spec §6.1
+}
+
+// HNSW needs ef >= the number of hits asked for; spec §6.3.1's ef 64 holds up to a limit of 64.
+const efFor = (limit: number) => Math.max(DENSE_SEARCH_EF, limit);
+
+export function createMilvusLeafStore(options: MilvusLeafStoreOptions): MilvusLeafStore {
+  const { address, collection, dim } = options;
+  const client = newMilvusClient(options);
+  const where = `collection "${collection}" at ${address}`;
+  const target: CollectionTarget = { client, collection, dim, where, address };
+  const queueKey = `${address}/${collection}`;
+  const write = <T>(run: () => Promise<T>) => serialized(queueKey, run);
+  let sparseDropRatio = SPEC_DROP_RATIO;
+
+  /** A read; when it fails because the collection is not loaded (e.g. Milvus restarted), load and retry once. */
+  const read = async <T>(operation: string, run: () => Promise<T>): Promise<T> => {
+    try {
+      return await milvusCall(where, operation, run);
+    } catch (error) {
+      if (!(error instanceof RagError) || error.code !== 'INTERNAL') throw error;
+      // Only a collection that was not loaded is worth a second try; any other refusal stands.
+      const loadedNow = await loadIfNeeded(target).catch(() => false);
+      if (!loadedNow) throw error;
+      return milvusCall(where, operation, run);
+    }
+  };
+
+  /** A BM25 read with the spec's drop ratio, or 0 once the server has said that only 0 is supported. */
+  const readSparse = async <T>(operation: string, run: (dropRatio: number) => Promise<T>): Promise<T> => {
+    try {
+      return await read(operation, () => run(sparseDropRatio));
+    } catch (error) {
+      if (sparseDropRatio === 0 || !ONLY_ZERO_DROP_RATIO.test(String(error))) throw error;
+      sparseDropRatio = 0;
+      return read(operation, () => run(0));
+    }
+  };
+
+  const common = (search: LeafSearch) => ({
+    collection_name: collection,
+    filter: leafFilter(search),
+    limit: search.limit,
+    output_fields: OUTPUT_FIELDS,
+  });
+
+  return {
+    collection,
+
+    ensureCollection: () => write(() => ensureCollection(target)),
+
+    insertLeaves: async (leaves: Array<HierarchyChunk & { dense: number[] }>) => {
+      const rows = leaves.map((leaf) => toLeafRow(leaf, dim));
+      return write(async () => {
+        let inserted = 0;
+        for (let i = 0; i < rows.length; i += INSERT_BATCH) {
+          const data = rows.slice(i, i + INSERT_BATCH);
+          const reply = await milvusCall(where, 'insert', () => client.insert({ collection_name: collection, data }));
+          inserted += Number(reply.insert_cnt);
+        }
+        return inserted;
+      });
+    },
+
+    deleteByFilename: (filename) =>
+      write(async () => {
+        const filter = `filename == ${quoteForFilter(filename)}`;
+        await milvusCall(where, 'delete', () => client.delete({ collection_name: collection, filter }));
+      }),
+
+    countByFilename: async (filename) => {
+      const reply = await read('count', () =>
+        client.query({
+          collection_name: collection,
+          filter: `filename == ${quoteForFilter(filename)}`,
+          output_fields: ['count(*)'],
+          consistency_level: ConsistencyLevelEnum.Strong, // right after a write, on Milvus too
+        }),
+      );
+      return Number(reply.data[0]?.['count(*)'] ?? 0);
+    },
+
+    searchDense: async (vector, search) => {
+      const reply = await read('dense search', () =>
+        client.search({
+          ...common(search),
+          anns_field: FIELD.dense,
+          data: vector,
+          metric_type: MetricType.IP,
+          params: { ef: efFor(search.limit) },
+        }),
+      );
+      return rowsOf(reply.results).map((row) => toLeafHit(row, Number(row.score)));
+    },
+
+    searchBm25: async (text, search) => {
+      const reply = await readSparse('BM25 search', (dropRatio) =>
+        client.search({
+          ...common(search),
+          anns_field: FIELD.sparse,
+          data: text,
+          metric_type: MetricType.BM25,
+          params: { drop_ratio_search: dropRatio },
+        }),
+      );
+      return rowsOf(reply.results).map((row) => toLeafHit(row, Math.abs(Number(row.score))));
+    },
+
+    hybridSearchMilvusRrf: async (vector, text, search) => {
+      const legLimit = search.legLimit ?? 2 * search.limit;
+      const filter = leafFilter(search);
+      // The SDK merges each sub-request into the request, so metric_type and limit may be given per leg.
+      type Leg = HybridSearchSingleReq & { metric_type: string; limit: number };
+      const reply = await readSparse('hybrid search', (dropRatio) => {
+        const dense: Leg = { anns_field: FIELD.dense, data: vector, expr: filter, limit: legLimit, metric_type: MetricType.IP, params: { ef: efFor(legLimit) } };
+        const sparse: Leg = { anns_field: FIELD.sparse, data: text, expr: filter, limit: legLimit, metric_type: MetricType.BM25, params: { drop_ratio_search: dropRatio } };
+        return client.hybridSearch({
+          collection_name: collection,
+          data: [dense, sparse],
+          rerank: RRFRanker(RRF_K),
+          limit: search.limit,
+          output_fields: OUTPUT_FIELDS,
+        });
+      });
+      return rowsOf(reply.results).map((row) => toLeafHit(row, Number(row.score)));
+    },
+
+    dropCollection: () =>
+      write(async () => {
+        await milvusCall(where, 'dropCollection', () => client.dropCollection({ collection_name: collection }));
+      }),
+
+    close: () => client.closeConnection().then(() => undefined),
+  };
+}

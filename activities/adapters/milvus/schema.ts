@@ -1,0 +1,113 @@
+import { type CreateCollectionReq, DataType, FunctionType, IndexType, MetricType } from '@zilliz/milvus2-sdk-node';
+
+/*
+ * The leaf collection of spec §6.10, adapted to Milvus Lite 3.2.2 (and valid on Milvus / Zilliz Cloud as is):
+ * - analyzer: SuperMew's `{type: 'chinese'}` is rejected by Milvus Lite ("unknown tokenizer type: 'chinese'
+ *   (supported: 'standard', 'jieba')"); `{tokenizer: 'jieba', filter: ['cnalphanumonly']}` is what Milvus' built-in
+ *   "chinese" analyzer expands to, and works on both (DESIGN §6).
+ * - drop_ratio_build / drop_ratio_search 0.2: Milvus Lite accepts only 0 ("only drop_ratio_build=0 is supported");
+ *   the store asks for 0.2 and falls back to 0 when the server says so (see milvus-leaf-store.ts).
+ */
+
+export const FIELD = {
+  id: 'id',
+  dense: 'dense_embedding',
+  sparse: 'sparse_embedding',
+  text: 'text',
+} as const;
+
+// spec §6.10: VARCHAR lengths. Milvus counts max_length in bytes of UTF-8, so inserts are checked in bytes.
+export const VARCHAR_LIMITS = {
+  text: 65_535,
+  filename: 255,
+  file_type: 50,
+  file_path: 1024,
+  chunk_id: 512,
+  parent_chunk_id: 512,
+  root_chunk_id: 512,
+} as const;
+
+export const INT_FIELDS = ['page_number', 'chunk_idx', 'chunk_level'] as const;
+
+// spec §6.3: the output fields of every search, plus the primary key (Milvus Lite returns it only when listed).
+export const OUTPUT_FIELDS = [
+  FIELD.id,
+  'text',
+  'filename',
+  'file_type',
+  'page_number',
+  'chunk_id',
+  'parent_chunk_id',
+  'root_chunk_id',
+  'chunk_level',
+  'chunk_idx',
+];
+
+export const CHINESE_ANALYZER = { tokenizer: 'jieba', filter: ['cnalphanumonly'] }; // DESIGN §6
+
+export const BM25_FUNCTION_NAME = 'text_bm25_emb'; // spec §6.10
+
+// spec §6.10: HNSW on the dense vector, metric IP.
+export const DENSE_INDEX = {
+  field_name: FIELD.dense,
+  index_name: 'dense_embedding_hnsw',
+  index_type: IndexType.HNSW,
+  metric_type: MetricType.IP,
+  params: { M: 16, efConstruction: 256 },
+};
+
+// spec §6.10: SPARSE_INVERTED_INDEX with BM25; drop_ratio_build is filled in by the store.
+export const SPARSE_INDEX = {
+  field_name: FIELD.sparse,
+  index_name: 'sparse_embedding_bm25',
+  index_type: IndexType.SPARSE_INVERTED_INDEX,
+  metric_type: MetricType.BM25,
+};
+
+export const SPEC_DROP_RATIO = 0.2; // spec §6.3.1 (search) and §6.10 (build)
+export const DENSE_SEARCH_EF = 64; // spec §6.3.1
+
+/** The fields every leaf row has besides the pk and the BM25 output (checked on an existing collection). */
+export const REQUIRED_FIELDS = [FIELD.dense, FIELD.sparse, ...Object.keys(VARCHAR_LIMITS), ...INT_FIELDS];
+
+export function collectionSchema(collection: string, dim: number): CreateCollectionReq {
+  const varchar = (name: keyof typeof VARCHAR_LIMITS) => ({
+    name,
+    data_type: DataType.VarChar,
+    max_length: VARCHAR_LIMITS[name],
+  });
+  const int64 = (name: string) => ({ name, data_type: DataType.Int64 });
+  return {
+    collection_name: collection,
+    enable_dynamic_field: true, // spec §6.10
+    fields: [
+      { name: FIELD.id, data_type: DataType.Int64, is_primary_key: true, autoID: true },
+      { name: FIELD.dense, data_type: DataType.FloatVector, dim },
+      { name: FIELD.sparse, data_type: DataType.SparseFloatVector },
+      {
+        ...varchar('text'),
+        enable_analyzer: true,
+        enable_match: true,
+        analyzer_params: CHINESE_ANALYZER,
+      },
+      varchar('filename'),
+      varchar('file_type'),
+      varchar('file_path'),
+      int64('page_number'),
+      int64('chunk_idx'),
+      varchar('chunk_id'),
+      varchar('parent_chunk_id'),
+      varchar('root_chunk_id'),
+      int64('chunk_level'),
+    ],
+    functions: [
+      {
+        name: BM25_FUNCTION_NAME,
+        type: FunctionType.BM25,
+        input_field_names: [FIELD.text],
+        output_field_names: [FIELD.sparse],
+        params: {},
+      },
+    ],
+  };
+}
