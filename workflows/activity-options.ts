@@ -34,3 +34,19 @@ export const RETRIEVAL: ActivityOptions = {
     nonRetryableErrorTypes: TERMINAL_ERRORS,
   },
 };
+
+/**
+ * ingestFile (spec §6.11): parse, split, embed 50 leaves at a time and insert. It heartbeats after every page and
+ * batch, so a lost worker is noticed within a minute; a large PDF may take an hour. Bad files are terminal.
+ */
+export const INGEST_FILE: ActivityOptions = {
+  startToCloseTimeout: '2 hours',
+  heartbeatTimeout: '1 minute',
+  retry: {
+    initialInterval: '2 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '1 minute',
+    maximumAttempts: 5,
+    nonRetryableErrorTypes: [...TERMINAL_ERRORS, 'UNSUPPORTED_FILE', 'CORRUPT_FILE', 'EMPTY_DOCUMENT'],
+  },
+};

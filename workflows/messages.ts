@@ -1,4 +1,5 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
+import type { IngestProgress } from '../core/ingest/ingest-io';
 import type { RagStep } from '../core/progress/rag-step';
 import type { RagTrace } from '../core/schemas/rag-trace';
 import type { RagOutcome } from '../core/schemas/run-io';
@@ -33,3 +34,6 @@ export const progressQuery = defineQuery<RagStep[]>('progress');
 export function subQuestionWorkflowId(parentWorkflowId: string, index: number): string {
   return `${parentWorkflowId}/sub-${index}`;
 }
+
+/** ingestWorkflow: files done of total, the files being ingested now, and the results so far. */
+export const ingestProgressQuery = defineQuery<IngestProgress>('ingestProgress');

@@ -63,17 +63,27 @@ export type IngestProgress = {
   results: IngestFileResult[];
 };
 
+/** spec §6.10: leaves are embedded and inserted 50 at a time. */
+export const LEAF_BATCH_SIZE = 50;
+
 /** Stages an ingestFile attempt reports in its heartbeats, in order. */
-export type IngestStage = 'parsed' | 'split' | 'cleared' | 'parents_written' | 'embedding' | 'inserted';
+export const IngestStage = z.enum(['parsing', 'split', 'cleared', 'parents_written', 'embedding', 'inserted']);
+export type IngestStage = z.infer<typeof IngestStage>;
 
 /**
  * Heartbeat details of ingestFile. A retried attempt resumes after `leaves_inserted` only when the file is byte for
  * byte the same (`fingerprint`) and both stores hold exactly what this record says; otherwise it starts over.
  */
-export type IngestHeartbeat = ChunkCounts & {
-  file: string;
-  stage: IngestStage;
-  fingerprint: string;
-  leaves_embedded: number;
-  leaves_inserted: number;
-};
+export const IngestHeartbeat = z.object({
+  file: z.string(),
+  stage: IngestStage,
+  fingerprint: z.string(),
+  pages_parsed: z.number().int().nonnegative(),
+  pages_total: z.number().int().nonnegative(),
+  l1: z.number().int().nonnegative(),
+  l2: z.number().int().nonnegative(),
+  l3: z.number().int().nonnegative(),
+  leaves_embedded: z.number().int().nonnegative(),
+  leaves_inserted: z.number().int().nonnegative(),
+});
+export type IngestHeartbeat = z.infer<typeof IngestHeartbeat>;

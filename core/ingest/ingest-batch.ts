@@ -1,0 +1,102 @@
+import type { IngestBatchResult, IngestError, IngestFileData, IngestFileResult, IngestProgress } from './ingest-io';
+
+/** The name chunks are keyed by (spec §6.11 chunk ids, the stores' delete-by-filename): the last path segment. */
+export function fileNameOf(file: string): string {
+  const trimmed = file.replace(/\/+$/, '');
+  return trimmed.slice(trimmed.lastIndexOf('/') + 1);
+}
+
+type Entry = { file: string; filename: string; clash: string | null; startedAt: number | null; result: IngestFileResult | null };
+
+export type IngestTask = { index: number; file: string; filename: string };
+
+/**
+ * The state of one ingestion batch (ingestWorkflow): which file is next, which are running, and each file's result.
+ * Time comes in as arguments. Chunks are keyed by file name, so two files of one batch with the same name would
+ * replace each other's chunks: the later one fails instead, with a message saying which file holds the name.
+ */
+export class IngestBatch {
+  private readonly entries: Entry[];
+  private next = 0;
+
+  constructor(
+    files: readonly string[],
+    private readonly startedAt: number,
+    readonly batchLabel?: string,
+  ) {
+    const owners = new Map<string, string>();
+    this.entries = files.map((file) => {
+      const filename = fileNameOf(file);
+      const owner = owners.get(filename);
+      if (owner === undefined) owners.set(filename, file);
+      return { file, filename, clash: owner ?? null, startedAt: null, result: null };
+    });
+  }
+
+  /** The next file to ingest, or null when none is left; files whose name clashes are failed on the way. */
+  take(now: number): IngestTask | null {
+    while (this.next < this.entries.length) {
+      const index = this.next++;
+      const entry = this.entries[index]!;
+      entry.startedAt = now;
+      if (entry.clash === null) return { index, file: entry.file, filename: entry.filename };
+      const message =
+        entry.clash === entry.file
+          ? `${entry.filename}: ${entry.file} is listed twice in this batch; it is ingested once`
+          : `${entry.filename}: ${entry.clash} in this batch has the same file name, and chunks are keyed by file name (one would replace the other); rename one of them`;
+      this.fail(index, { type: 'INVALID_INPUT', message }, now);
+    }
+    return null;
+  }
+
+  succeed(index: number, data: IngestFileData, now: number): void {
+    this.settle(index, now, { status: 'ingested', l1: data.l1, l2: data.l2, l3: data.l3 });
+  }
+
+  fail(index: number, error: IngestError, now: number): void {
+    this.settle(index, now, { status: 'failed', l1: 0, l2: 0, l3: 0, error });
+  }
+
+  progress(): IngestProgress {
+    const results = this.results();
+    return {
+      ...(this.batchLabel === undefined ? {} : { batchLabel: this.batchLabel }),
+      total: this.entries.length,
+      done: results.length,
+      ingested: results.filter((r) => r.status === 'ingested').length,
+      failed: results.filter((r) => r.status === 'failed').length,
+      running: this.entries.filter((e) => e.startedAt !== null && e.result === null).map((e) => e.file),
+      results,
+    };
+  }
+
+  result(now: number): IngestBatchResult {
+    const files = this.results();
+    const ingested = files.filter((r) => r.status === 'ingested');
+    const sum = (key: 'l1' | 'l2' | 'l3') => ingested.reduce((total, r) => total + r[key], 0);
+    return {
+      ...(this.batchLabel === undefined ? {} : { batchLabel: this.batchLabel }),
+      files,
+      totals: {
+        files: this.entries.length,
+        ingested: ingested.length,
+        failed: files.length - ingested.length,
+        l1: sum('l1'),
+        l2: sum('l2'),
+        l3: sum('l3'),
+        duration_ms: now - this.startedAt,
+      },
+    };
+  }
+
+  /** Finished files, in input order. */
+  private results(): IngestFileResult[] {
+    return this.entries.flatMap((e) => (e.result ? [e.result] : []));
+  }
+
+  private settle(index: number, now: number, outcome: Omit<IngestFileResult, 'file' | 'filename' | 'duration_ms'>): void {
+    const entry = this.entries[index];
+    if (!entry || entry.result) return;
+    entry.result = { file: entry.file, filename: entry.filename, ...outcome, duration_ms: now - (entry.startedAt ?? now) };
+  }
+}

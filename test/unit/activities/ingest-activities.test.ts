@@ -1,0 +1,205 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { ActivityCancellationDetails, ApplicationFailure, CancelledFailure, type Logger } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { ingestActivities, type IngestDeps } from '../../../activities/ingest-activities';
+import { buildHierarchy, countLevels } from '../../../core/ingest/hierarchy';
+import type { IngestHeartbeat } from '../../../core/ingest/ingest-io';
+import { ingestDoubles } from '../../support/ingest-doubles';
+
+/*
+ * ingestFile against in-memory doubles of our store and embedder ports, in Temporal's mock activity context (so
+ * heartbeats, attempts and cancellation are the SDK's own). "Consistent" is checked as: when an attempt ends, both
+ * stores hold exactly the file's chunks, or neither holds any.
+ */
+
+const FIXTURES = path.join(__dirname, '../../fixtures/docs');
+let tmp: string;
+beforeAll(() => {
+  tmp = mkdtempSync(path.join(os.tmpdir(), 'ragtime-ingest-'));
+});
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+/** A text with about 220 leaves (five embedding batches). */
+const longText = (tag: string) => Array.from({ length: 4500 }, (_, i) => `${tag}第${i}句：关于检索的说明，编号${i}。${i % 40 === 39 ? '\n\n' : ''}`).join('');
+const batchesOf = (n: number) => Array.from({ length: Math.ceil(n / 50) }, (_, i) => Math.min(50, n - 50 * i));
+const write = (name: string, text: string) => {
+  const file = path.join(tmp, name);
+  writeFileSync(file, text);
+  return file;
+};
+const expectedCounts = (file: string, text: string) =>
+  countLevels(buildHierarchy({ filename: path.basename(file), file_path: file, file_type: 'Text', pages: [{ page_number: 0, text: text.trim() }] }));
+
+/** Keeps the SDK's and the activity's log lines (a failed attempt is logged at WARN) out of the test output. */
+const logs: string[] = [];
+const keep = (level: string) => (message: string) => void logs.push(`${level} ${message}`);
+const logger: Logger = { log: (level, message) => void logs.push(`${level} ${message}`), trace: keep('TRACE'), debug: keep('DEBUG'), info: keep('INFO'), warn: keep('WARN'), error: keep('ERROR') };
+
+async function attempt(deps: IngestDeps | undefined, file: string, info: { attempt?: number; heartbeatDetails?: unknown } = {}, during?: (env: MockActivityEnvironment) => void) {
+  const env = new MockActivityEnvironment(info, { logger });
+  const beats: IngestHeartbeat[] = [];
+  env.on('heartbeat', (details: IngestHeartbeat) => beats.push(details));
+  during?.(env);
+  try {
+    return { data: await env.run(ingestActivities(deps).ingestFile, { file, filename: path.basename(file) }), error: undefined, beats };
+  } catch (error) {
+    return { data: undefined, error, beats };
+  }
+}
+
+function stored(deps: ReturnType<typeof ingestDoubles>, filename: string) {
+  return { parents: deps.parentStore.ids(filename).length, leaves: deps.leafStore.ids(filename).length };
+}
+
+describe('ingestFile (spec §6.11 "Upload")', () => {
+  test('a file: L1+L2 to the parent store, L3 with vectors to the leaf store, heartbeats in stage order', async () => {
+    const deps = ingestDoubles();
+    const { data, beats } = await attempt(deps, path.join(FIXTURES, 'guide.md'));
+    expect(data).toEqual({ filename: 'guide.md', file_type: 'Markdown', pages: 1, l1: 1, l2: 1, l3: 1, resumed_leaves: 0 });
+    expect(deps.parentStore.ids('guide.md')).toEqual(['guide.md::p0::l1::0', 'guide.md::p0::l2::0']);
+    expect(deps.leafStore.leaves.map((l) => [l.chunk_id, l.parent_chunk_id, l.root_chunk_id, l.chunk_idx, l.dense.length])).toEqual([
+      ['guide.md::p0::l3::0', 'guide.md::p0::l2::0', 'guide.md::p0::l1::0', 2, 8],
+    ]);
+    expect([...new Set(beats.map((b) => b.stage))]).toEqual(['parsing', 'split', 'cleared', 'parents_written', 'embedding', 'inserted']);
+    expect(beats.at(-1)).toMatchObject({ l1: 1, l2: 1, l3: 1, leaves_embedded: 1, leaves_inserted: 1 });
+  });
+
+  test('leaves are embedded and inserted 50 at a time (spec §6.10)', async () => {
+    const deps = ingestDoubles();
+    const text = longText('A');
+    const file = write('long.txt', text);
+    const counts = expectedCounts(file, text);
+    const { data } = await attempt(deps, file);
+    expect(data).toMatchObject({ ...counts, resumed_leaves: 0 });
+    expect(counts.l3).toBeGreaterThan(100);
+    expect(deps.embedder.batches.map((b) => b.length)).toEqual(batchesOf(counts.l3));
+    expect(stored(deps, 'long.txt')).toEqual({ parents: counts.l1 + counts.l2, leaves: counts.l3 });
+  });
+
+  test('re-ingesting replaces the file\'s chunks in both stores: no duplicates, no ids of the old version', async () => {
+    const deps = ingestDoubles();
+    const file = write('again.txt', longText('B'));
+    await attempt(deps, file);
+    const first = stored(deps, 'again.txt');
+    await attempt(deps, file);
+    expect(stored(deps, 'again.txt')).toEqual(first);
+    expect(new Set(deps.leafStore.ids('again.txt')).size).toBe(first.leaves);
+    writeFileSync(file, '短了很多的新版本。');
+    await attempt(deps, file);
+    expect(deps.parentStore.ids('again.txt')).toEqual(['again.txt::p0::l1::0', 'again.txt::p0::l2::0']);
+    expect(deps.leafStore.leaves.filter((l) => l.filename === 'again.txt').map((l) => l.text)).toEqual(['短了很多的新版本。']);
+  });
+
+  test.each([
+    ['corrupt.pdf', 'CORRUPT_FILE', /^corrupt\.pdf: not a readable PDF/],
+    ['corrupt.docx', 'CORRUPT_FILE', /^corrupt\.docx: not a readable \.docx/],
+    ['blank.txt', 'EMPTY_DOCUMENT', /^blank\.txt: no text to index: no L3 chunk/],
+    ['notes.rtf', 'UNSUPPORTED_FILE', /^notes\.rtf: unsupported file type "\.rtf"/],
+    ['missing.md', 'INVALID_INPUT', /^missing\.md: cannot read .*missing\.md: no such file$/],
+  ])('%s fails with %s, not retried, and changes nothing in the stores', async (name, type, message) => {
+    const deps = ingestDoubles();
+    // An earlier good version under the same name must survive a bad upload (DESIGN §7).
+    const good = write(name, 'good old version.');
+    await deps.parentStore.replaceFile(name, [{ chunk_id: `${name}::p0::l1::0`, text: 'old', filename: name, file_type: 'Text', file_path: good, page_number: 0, parent_chunk_id: '', root_chunk_id: `${name}::p0::l1::0`, chunk_level: 1, chunk_idx: 0 }]);
+    const { error } = await attempt(deps, path.join(FIXTURES, name));
+    expect(error).toBeInstanceOf(ApplicationFailure);
+    expect(error).toMatchObject({ type, nonRetryable: true });
+    expect((error as Error).message).toMatch(message);
+    expect(deps.parentStore.ids(name)).toEqual([`${name}::p0::l1::0`]);
+    expect(deps.embedder.batches).toEqual([]);
+  });
+
+  test('the embedder failing on the 2nd batch leaves neither store holding the file; retryable, naming the stage', async () => {
+    const deps = ingestDoubles();
+    await attempt(deps, path.join(FIXTURES, 'guide.md'));
+    deps.embedder.beforeEmbed = (call) => {
+      if (call === 3) throw new Error('connect ECONNREFUSED 127.0.0.1:8765');
+    };
+    const { error } = await attempt(deps, write('broken.txt', longText('C')));
+    expect(error).toMatchObject({ type: 'SERVICE_UNAVAILABLE', nonRetryable: false });
+    expect((error as Error).message).toBe('broken.txt: failed at stage "embedding": connect ECONNREFUSED 127.0.0.1:8765; its partial chunks were removed from both stores');
+    expect(stored(deps, 'broken.txt')).toEqual({ parents: 0, leaves: 0 });
+    expect(stored(deps, 'guide.md')).toEqual({ parents: 2, leaves: 1 });
+  });
+
+  test('when removing the partial chunks fails too, the message says so', async () => {
+    const deps = ingestDoubles();
+    deps.leafStore.beforeInsert = () => {
+      throw new Error('milvus: collection is read-only');
+    };
+    deps.leafStore.beforeDelete = (call) => {
+      if (call > 1) throw new Error('milvus unavailable');
+    };
+    const { error } = await attempt(deps, path.join(FIXTURES, 'plain.txt'));
+    expect((error as Error).message).toBe(
+      'plain.txt: failed at stage "embedding": milvus: collection is read-only; removing its partial chunks failed too (milvus unavailable): ingest the file again to replace them',
+    );
+  });
+
+  test('a store error carrying a RagError code keeps it: an embedder of the wrong dimension is INVALID_CONFIG, not retried', async () => {
+    const deps = ingestDoubles();
+    deps.embedder.embedPassages = async (texts) => texts.map(() => [1, 0]);
+    const { error } = await attempt(deps, path.join(FIXTURES, 'plain.txt'));
+    expect(error).toMatchObject({ type: 'INVALID_CONFIG', nonRetryable: true });
+    expect((error as Error).message).toMatch(/^plain\.txt: the embedder fake-embedder \(dim 8\) returned a vector of another dimension; .*; its partial chunks were removed/);
+  });
+
+  test('a worker shutdown mid-file keeps the partial chunks; the retry resumes after them: each leaf once, none embedded twice', async () => {
+    const deps = ingestDoubles();
+    const text = longText('D');
+    const file = write('resume.txt', text);
+    const counts = expectedCounts(file, text);
+    const first = await attempt(deps, file, {}, (env) => {
+      deps.embedder.beforeEmbed = (call) => {
+        if (call === 2) env.cancel('WORKER_SHUTDOWN', new ActivityCancellationDetails({ workerShutdown: true }));
+      };
+    });
+    expect(first.error).toBeInstanceOf(CancelledFailure);
+    expect(stored(deps, 'resume.txt')).toEqual({ parents: counts.l1 + counts.l2, leaves: 100 });
+    deps.embedder.beforeEmbed = () => undefined;
+    const second = await attempt(deps, file, { attempt: 2, heartbeatDetails: first.beats.at(-1) });
+    expect(second.data).toMatchObject({ ...counts, resumed_leaves: 100 });
+    expect(logs).toContain(`INFO resume.txt: resuming after 100 of ${counts.l3} leaves inserted by attempt 1`);
+    expect(deps.embedder.batches.map((b) => b.length)).toEqual(batchesOf(counts.l3)); // 2 batches, then the rest
+    const fresh = ingestDoubles();
+    await attempt(fresh, file);
+    expect(deps.leafStore.leaves.map(({ chunk_id, chunk_idx, text: t }) => [chunk_id, chunk_idx, t])).toEqual(
+      fresh.leafStore.leaves.map(({ chunk_id, chunk_idx, text: t }) => [chunk_id, chunk_idx, t]),
+    );
+  });
+
+  test('a retry whose heartbeat does not match the stores, or whose file changed, starts over without duplicates', async () => {
+    const deps = ingestDoubles();
+    const file = write('restart.txt', longText('E'));
+    const { beats } = await attempt(deps, file);
+    const counts = stored(deps, 'restart.txt');
+    // The heartbeat says 50 leaves, the store has them all (an insert landed after the last heartbeat): start over.
+    const stale = { ...beats.at(-1)!, stage: 'embedding' as const, leaves_inserted: 50 };
+    const retried = await attempt(deps, file, { attempt: 2, heartbeatDetails: stale });
+    expect(retried.data).toMatchObject({ resumed_leaves: 0 });
+    expect(stored(deps, 'restart.txt')).toEqual(counts);
+    // Same counts, other bytes: the fingerprint differs, so nothing is resumed.
+    const changed = await attempt(deps, file, { attempt: 2, heartbeatDetails: { ...beats.at(-1)!, fingerprint: 'other' } });
+    expect(changed.data).toMatchObject({ resumed_leaves: 0 });
+    expect(stored(deps, 'restart.txt')).toEqual(counts);
+  });
+
+  test('the batch cancelled mid-file (the workflow asked) removes the partial chunks', async () => {
+    const deps = ingestDoubles();
+    const file = write('cancel.txt', longText('F'));
+    const { error } = await attempt(deps, file, {}, (env) => {
+      deps.embedder.beforeEmbed = (call) => {
+        if (call === 2) env.cancel('CANCELLED', new ActivityCancellationDetails({ cancelRequested: true }));
+      };
+    });
+    expect(error).toBeInstanceOf(CancelledFailure);
+    expect(stored(deps, 'cancel.txt')).toEqual({ parents: 0, leaves: 0 });
+  });
+
+  test('a worker without a knowledge store fails ingestFile with INVALID_CONFIG', async () => {
+    const { error } = await attempt(undefined, path.join(FIXTURES, 'guide.md'));
+    expect(error).toMatchObject({ type: 'INVALID_CONFIG', nonRetryable: true });
+  });
+});

@@ -1,0 +1,55 @@
+import { IngestBatch, fileNameOf } from '../../../core/ingest/ingest-batch';
+import { IngestWorkflowInput } from '../../../core/ingest/ingest-io';
+
+const data = (l3: number) => ({ filename: 'x', file_type: 'Text', pages: 1, l1: 1, l2: 2, l3, resumed_leaves: 0 });
+
+describe('ingestion batch state', () => {
+  test('file name = the last path segment (what chunk ids and store deletes are keyed by)', () => {
+    expect(fileNameOf('/docs/a/guide.md')).toBe('guide.md');
+    expect(fileNameOf('/docs/a/')).toBe('a');
+  });
+
+  test('files are taken in order; results, progress and totals follow; time comes in as arguments', () => {
+    const batch = new IngestBatch(['/a/one.md', '/a/two.pdf', '/a/three.txt'], 1_000, 'nightly');
+    const first = batch.take(1_000);
+    const second = batch.take(1_010);
+    expect([first, second]).toEqual([
+      { index: 0, file: '/a/one.md', filename: 'one.md' },
+      { index: 1, file: '/a/two.pdf', filename: 'two.pdf' },
+    ]);
+    batch.fail(1, { type: 'CORRUPT_FILE', message: 'two.pdf: not a readable PDF' }, 1_050);
+    expect(batch.progress()).toMatchObject({ batchLabel: 'nightly', total: 3, done: 1, ingested: 0, failed: 1, running: ['/a/one.md'] });
+    batch.succeed(0, data(5), 1_100);
+    expect(batch.take(1_100)).toEqual({ index: 2, file: '/a/three.txt', filename: 'three.txt' });
+    batch.succeed(2, data(7), 1_200);
+    expect(batch.take(1_200)).toBeNull();
+    expect(batch.result(1_300)).toEqual({
+      batchLabel: 'nightly',
+      files: [
+        { file: '/a/one.md', filename: 'one.md', status: 'ingested', l1: 1, l2: 2, l3: 5, duration_ms: 100 },
+        { file: '/a/two.pdf', filename: 'two.pdf', status: 'failed', l1: 0, l2: 0, l3: 0, error: { type: 'CORRUPT_FILE', message: 'two.pdf: not a readable PDF' }, duration_ms: 40 },
+        { file: '/a/three.txt', filename: 'three.txt', status: 'ingested', l1: 1, l2: 2, l3: 7, duration_ms: 100 },
+      ],
+      totals: { files: 3, ingested: 2, failed: 1, l1: 2, l2: 4, l3: 12, duration_ms: 300 },
+    });
+  });
+
+  test('a second file with a taken name fails when its turn comes; a result is settled once', () => {
+    const batch = new IngestBatch(['/a/x.md', '/b/x.md'], 0);
+    expect(batch.take(0)?.index).toBe(0);
+    expect(batch.take(5)).toBeNull();
+    batch.succeed(0, data(1), 9);
+    batch.fail(0, { type: 'INTERNAL', message: 'late' }, 10);
+    expect(batch.result(10).files.map((f) => [f.status, f.error?.type])).toEqual([
+      ['ingested', undefined],
+      ['failed', 'INVALID_INPUT'],
+    ]);
+  });
+
+  test('workflow input: absolute paths only, at most 1000 files, concurrency 1–16', () => {
+    expect(IngestWorkflowInput.safeParse({ files: ['/a.md'], concurrency: 2 }).success).toBe(true);
+    expect(IngestWorkflowInput.safeParse({ files: ['a.md'] }).success).toBe(false);
+    expect(IngestWorkflowInput.safeParse({ files: Array.from({ length: 1001 }, (_, i) => `/f${i}.md`) }).success).toBe(false);
+    expect(IngestWorkflowInput.safeParse({ files: [], concurrency: 0 }).success).toBe(false);
+  });
+});

@@ -1,0 +1,144 @@
+import { randomUUID } from 'node:crypto';
+import { cpSync, mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { WorkflowFailedError } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
+import { createActivities } from '../../activities';
+import type { IngestBatchResult } from '../../core/ingest/ingest-io';
+import { ingestWorkflow } from '../../workflows';
+import { ingestProgressQuery } from '../../workflows/messages';
+import { ingestDoubles } from '../support/ingest-doubles';
+import { openWorkflowEnv, scriptedAdapters, type WorkflowEnv } from './harness';
+
+/*
+ * ingestWorkflow on the dev server with the real activity code, wired to in-memory doubles of our own store and
+ * embedder ports (test/support/ingest-doubles.ts). Real Milvus and SQL stores: test/integration/ingest.test.ts.
+ */
+
+const FIXTURES = path.join(__dirname, '../fixtures/docs');
+const fixture = (name: string) => path.join(FIXTURES, name);
+let env: WorkflowEnv;
+let tmp: string;
+beforeAll(async () => {
+  env = await openWorkflowEnv();
+  tmp = mkdtempSync(path.join(os.tmpdir(), 'ragtime-ingest-wf-'));
+}, 120_000);
+afterAll(async () => {
+  rmSync(tmp, { recursive: true, force: true });
+  await env?.close();
+});
+
+async function withIngestWorker<T>(deps: ReturnType<typeof ingestDoubles>, fn: (run: (files: string[]) => ReturnType<typeof start>, taskQueue: string) => Promise<T>): Promise<T> {
+  const taskQueue = `test-${randomUUID()}`;
+  const { models, retriever } = scriptedAdapters({ retrieve: () => { throw new Error('retrieval is not part of ingestion'); } });
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: env.workflowBundle,
+    activities: createActivities({ models, retriever, ingest: deps }),
+  });
+  return worker.runUntil(fn((files) => start(taskQueue, files), taskQueue));
+}
+
+function start(taskQueue: string, files: string[], batchLabel = 'test batch') {
+  return env.client.workflow.start(ingestWorkflow, { taskQueue, workflowId: `ingest-${randomUUID()}`, args: [{ files, batchLabel }] });
+}
+
+const summary = (result: IngestBatchResult) => result.files.map((f) => [f.filename, f.status, f.l1, f.l2, f.l3, f.error?.type ?? null]);
+
+describe('ingestWorkflow', () => {
+  test('per-file results in input order, a corrupt, an empty and an unsupported file among good ones; totals', async () => {
+    const deps = ingestDoubles();
+    const files = ['guide.md', 'two-pages.pdf', 'corrupt.pdf', 'two-sections.html', 'notes.docx', 'blank.txt', 'plain.txt', 'notes.rtf'].map(fixture);
+    const result = await withIngestWorker(deps, async (run) => (await run(files)).result());
+    expect(summary(result)).toEqual([
+      ['guide.md', 'ingested', 1, 1, 1, null],
+      ['two-pages.pdf', 'ingested', 2, 2, 2, null],
+      ['corrupt.pdf', 'failed', 0, 0, 0, 'CORRUPT_FILE'],
+      ['two-sections.html', 'ingested', 3, 3, 3, null],
+      ['notes.docx', 'ingested', 1, 1, 1, null],
+      ['blank.txt', 'failed', 0, 0, 0, 'EMPTY_DOCUMENT'],
+      ['plain.txt', 'ingested', 1, 1, 1, null],
+      ['notes.rtf', 'failed', 0, 0, 0, 'UNSUPPORTED_FILE'],
+    ]);
+    expect(result.files[2]?.error?.message).toBe('corrupt.pdf: not a readable PDF: InvalidPDFException: Invalid PDF structure.');
+    expect(result.files.every((f) => f.file === fixture(f.filename) && f.duration_ms >= 0)).toBe(true);
+    expect(result).toMatchObject({ batchLabel: 'test batch', totals: { files: 8, ingested: 5, failed: 3, l1: 8, l2: 8, l3: 8 } });
+    // The stores hold exactly the good files' chunks.
+    expect(deps.leafStore.leaves).toHaveLength(8);
+    expect(deps.parentStore.chunks.size).toBe(16);
+    expect(deps.leafStore.ids('two-pages.pdf')).toEqual(['two-pages.pdf::p0::l3::0', 'two-pages.pdf::p1::l3::0']);
+    expect(deps.leafStore.ids('two-sections.html')).toEqual(['two-sections.html::p1::l3::0', 'two-sections.html::p2::l3::0', 'two-sections.html::p3::l3::0']);
+  });
+
+  test('re-ingesting a batch replaces the chunks: the same ids, no duplicates', async () => {
+    const deps = ingestDoubles();
+    const files = ['guide.md', 'two-pages.pdf', 'notes.docx'].map(fixture);
+    await withIngestWorker(deps, async (run) => {
+      await (await run(files)).result();
+      const before = { leaves: deps.leafStore.leaves.map((l) => l.chunk_id).sort(), parents: [...deps.parentStore.chunks.keys()].sort() };
+      const again = await (await run(files)).result();
+      expect(again.totals).toMatchObject({ ingested: 3, failed: 0 });
+      expect({ leaves: deps.leafStore.leaves.map((l) => l.chunk_id).sort(), parents: [...deps.parentStore.chunks.keys()].sort() }).toEqual(before);
+    });
+  });
+
+  test('progress query: files done of total and the files running now, while two run side by side', async () => {
+    const deps = ingestDoubles();
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    deps.embedder.beforeEmbed = () => gate;
+    const files = ['guide.md', 'plain.txt', 'two-pages.pdf'].map(fixture);
+    await withIngestWorker(deps, async (run) => {
+      const handle = await run(files);
+      let progress = await handle.query(ingestProgressQuery);
+      for (let i = 0; i < 100 && progress.running.length < 2; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        progress = await handle.query(ingestProgressQuery);
+      }
+      expect(progress).toMatchObject({ batchLabel: 'test batch', total: 3, done: 0, ingested: 0, failed: 0, results: [] });
+      expect(progress.running).toEqual(files.slice(0, 2));
+      release();
+      const result = await handle.result();
+      expect(await handle.query(ingestProgressQuery)).toMatchObject({ total: 3, done: 3, ingested: 3, running: [] });
+      expect(result.totals.ingested).toBe(3);
+    });
+  });
+
+  test('two files with one name: the later fails with INVALID_INPUT naming the other (chunks are keyed by file name)', async () => {
+    const deps = ingestDoubles();
+    for (const dir of ['a', 'b']) {
+      mkdirSync(path.join(tmp, dir), { recursive: true });
+      cpSync(fixture('guide.md'), path.join(tmp, dir, 'guide.md'));
+    }
+    const files = [path.join(tmp, 'a/guide.md'), path.join(tmp, 'b/guide.md'), path.join(tmp, 'a/guide.md')];
+    const result = await withIngestWorker(deps, async (run) => (await run(files)).result());
+    expect(summary(result)).toEqual([
+      ['guide.md', 'ingested', 1, 1, 1, null],
+      ['guide.md', 'failed', 0, 0, 0, 'INVALID_INPUT'],
+      ['guide.md', 'failed', 0, 0, 0, 'INVALID_INPUT'],
+    ]);
+    expect(result.files[1]?.error?.message).toBe(`guide.md: ${files[0]} in this batch has the same file name, and chunks are keyed by file name (one would replace the other); rename one of them`);
+    expect(result.files[2]?.error?.message).toBe(`guide.md: ${files[0]} is listed twice in this batch; it is ingested once`);
+  });
+
+  test('a transient embedder failure is retried by Temporal and the file is ingested on the next attempt', async () => {
+    const deps = ingestDoubles();
+    deps.embedder.beforeEmbed = (call) => {
+      if (call === 1) throw new Error('503 Service Unavailable');
+    };
+    const result = await withIngestWorker(deps, async (run) => (await run([fixture('plain.txt')])).result());
+    expect(summary(result)).toEqual([['plain.txt', 'ingested', 1, 1, 1, null]]);
+    expect(deps.embedder.batches).toHaveLength(1);
+    expect(deps.leafStore.leaves).toHaveLength(1);
+  }, 30_000);
+
+  test('input that is not a list of absolute paths fails the run with INVALID_INPUT', async () => {
+    const deps = ingestDoubles();
+    const error = await withIngestWorker(deps, async (run) => (await run(['relative/file.md'])).result().catch((e: unknown) => e));
+    expect(error).toBeInstanceOf(WorkflowFailedError);
+    expect((error as WorkflowFailedError).cause).toMatchObject({ type: 'INVALID_INPUT' });
+    expect((error as WorkflowFailedError).cause?.message).toMatch(/^invalid ingestWorkflow input: .*must be an absolute path/);
+  });
+});

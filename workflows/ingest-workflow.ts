@@ -1,0 +1,43 @@
+import { ApplicationFailure, allHandlersFinished, condition, isCancellation, proxyActivities, setHandler } from '@temporalio/workflow';
+import type { IngestActivities } from '../activities/ingest-activities';
+import { describeZodError } from '../core/errors';
+import { IngestBatch } from '../core/ingest/ingest-batch';
+import { DEFAULT_INGEST_CONCURRENCY, IngestWorkflowInput, type IngestBatchResult } from '../core/ingest/ingest-io';
+import { INGEST_FILE } from './activity-options';
+import { runErrorOf } from './failures';
+import { ingestProgressQuery } from './messages';
+
+const ingest = proxyActivities<IngestActivities>(INGEST_FILE);
+
+/**
+ * Ingests a batch of files (spec §6.11), one ingestFile activity per file, a few at a time. A file that fails is
+ * recorded with its typed error and the batch goes on; the result lists every file in input order, with totals.
+ * The run survives worker and server restarts: each activity heartbeats and its retry resumes or starts over.
+ */
+export async function ingestWorkflow(rawInput: IngestWorkflowInput): Promise<IngestBatchResult> {
+  const parsed = IngestWorkflowInput.safeParse(rawInput);
+  if (!parsed.success) {
+    throw ApplicationFailure.create({ type: 'INVALID_INPUT', message: describeZodError('invalid ingestWorkflow input', parsed.error), nonRetryable: true });
+  }
+  const input = parsed.data;
+  const batch = new IngestBatch(input.files, Date.now(), input.batchLabel);
+
+  // Message handlers
+  setHandler(ingestProgressQuery, () => batch.progress());
+
+  // Each lane takes the next file until none is left; lanes run side by side.
+  const lane = async (): Promise<void> => {
+    for (let task = batch.take(Date.now()); task !== null; task = batch.take(Date.now())) {
+      try {
+        const data = await ingest.ingestFile.executeWithOptions({ ...INGEST_FILE, summary: task.filename }, [{ file: task.file, filename: task.filename }]);
+        batch.succeed(task.index, data, Date.now());
+      } catch (error) {
+        if (isCancellation(error)) throw error; // the batch was cancelled: stop, do not fail the remaining files
+        batch.fail(task.index, runErrorOf(error), Date.now());
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: input.concurrency ?? DEFAULT_INGEST_CONCURRENCY }, lane));
+  await condition(allHandlersFinished);
+  return batch.result(Date.now());
+}
