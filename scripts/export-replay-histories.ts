@@ -1,7 +1,8 @@
 /*
  * Records one history per path of the graph into test/replay/histories/ for the replay test.
- * Usage: npx tsx scripts/export-replay-histories.ts   (needs the dev server: `make up`)
- * Re-run it when a deliberate, patched() change of workflow code should also be pinned by a new history.
+ * Usage: npx tsx scripts/export-replay-histories.ts [tag]   (needs the dev server: `make up`)
+ * Files are named <scenario>[.sub-<i>].<tag>.json (tag default: today, yyyymmdd). Older files stay: they keep
+ * proving that histories recorded before a patched() change still replay. Record a new tag after such a change.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -11,12 +12,13 @@ import { openWorkflowEnv, withWorker } from '../test/workflows/harness';
 
 async function main(): Promise<void> {
   const outDir = path.resolve(__dirname, '..', 'test', 'replay', 'histories');
+  const tag = process.argv[2] ?? new Date().toISOString().slice(0, 10).replace(/-/g, '');
   mkdirSync(outDir, { recursive: true });
   const env = await openWorkflowEnv();
   try {
     for (const scenario of REPLAY_SCENARIOS) {
       const workflowIds = await withWorker(env, scenario.script, async (rag) => {
-        const result = await scenario.run(rag, `replay-${scenario.name}`);
+        const result = await scenario.run(rag, `replay-${scenario.name}-${tag}`);
         const ids = [result.workflowId];
         // Sub-question children have their own histories (ids <parent>/sub-<i>).
         for (let i = 1; i <= 4; i += 1) {
@@ -30,7 +32,7 @@ async function main(): Promise<void> {
       });
       for (const [index, workflowId] of workflowIds.entries()) {
         const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
-        const file = path.join(outDir, `${scenario.name}${index === 0 ? '' : `.sub-${index}`}.json`);
+        const file = path.join(outDir, `${scenario.name}${index === 0 ? '' : `.sub-${index}`}.${tag}.json`);
         writeFileSync(file, `${historyToJSON(history)}\n`);
         console.log(`wrote ${path.relative(process.cwd(), file)} (${history.events?.length ?? 0} events)`);
       }
