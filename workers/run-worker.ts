@@ -1,4 +1,4 @@
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import type { RagConfig } from '../core/config';
 import { buildAdapters } from './build-adapters';
@@ -6,6 +6,8 @@ import { buildAdapters } from './build-adapters';
 export type WorkerOptions = {
   /** Printed once the worker polls: what it runs against (never a secret). */
   log?: (line: string) => void;
+  /** SDK log level; the default keeps the worker quiet but for warnings (bundling, polling chatter). */
+  sdkLogLevel?: LogLevel;
 };
 
 /**
@@ -14,6 +16,7 @@ export type WorkerOptions = {
  */
 export async function runWorker(config: RagConfig, options: WorkerOptions = {}): Promise<void> {
   const log = options.log ?? ((line: string) => console.log(line));
+  Runtime.install({ logger: new DefaultLogger(options.sdkLogLevel ?? 'WARN') });
   const adapters = buildAdapters(config);
   try {
     await adapters.leafStore.ensureCollection();

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { registerAsk } from './commands/ask';
+import { registerIngest } from './commands/ingest';
 import { registerKnowledgeCommands } from './commands/knowledge';
 import { registerRunCommands } from './commands/runs';
 import { registerServices } from './commands/services';
@@ -27,6 +28,7 @@ export async function main(argv: string[]): Promise<number> {
     registerAsk(program, context, setExit);
     registerRunCommands(program, context, setExit);
     registerKnowledgeCommands(program, context, setExit);
+    registerIngest(program, context, setExit);
     await program.parseAsync(argv);
     return exitCode;
   } catch (error) {

@@ -10,6 +10,8 @@ export const STOPWORDS: ReadonlySet<string> = new Set([
   '什么', '怎么', '怎样', '如何', '哪', '哪个', '哪些', '哪里', '几', '多少', '请', '介绍', '一下', '说明', '是否', '能否',
   '可以', '能', '会', '要', '需要', '应该', '我', '你', '他', '她', '我们', '你们', '他们', '吗？', '呢？', '多', '么样',
   '多久', '多长', '多大', '多高', '多远', '哪儿', '为何', '是不是', '有没有',
+  // measure words that jieba splits off a reference (这款 → 这 + 款)
+  '款', '位', '台', '部', '件', '项', '条', '只',
   'the', 'a', 'an', 'of', 'to', 'in', 'on', 'for', 'is', 'are', 'was', 'were', 'be', 'been', 'what', 'which', 'how',
   'why', 'when', 'where', 'who', 'does', 'do', 'did', 'and', 'or', 'with', 'by', 'about', 'can', 'i', 'you', 'me',
   'my', 'your', 'please', 'tell', 'there', 'any', 'should', 'would', 'could', 'from', 'as', 'at', 'into', 'than',

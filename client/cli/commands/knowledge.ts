@@ -9,8 +9,8 @@ export function registerKnowledgeCommands(program: Command, context: CliContext,
   program
     .command('worker')
     .description('run a ragtime worker (all workflows and activities) until Ctrl-C')
-    .action(async () => {
-      await runWorker(context.config);
+    .action(async (_flags: unknown, command: Command) => {
+      await runWorker(context.config, { sdkLogLevel: command.parent?.opts().verbose ? 'INFO' : 'WARN' });
     });
 
   program

@@ -99,3 +99,13 @@ describe('offline policy: rewriter', () => {
     );
   });
 });
+
+test('clarify: "这款产品" (jieba: 这 + 款 + 产品) names no product', () => {
+  const tokens = ['这', '款', '产品', '的', '价格', '是', '多少', '？'];
+  const evidence = [
+    { filename: 'Aurora X2 路由器.md', title: 'Aurora X2 路由器', text: 'Aurora X2 路由器的产品价格为 399 元' },
+    { filename: 'Nimbus C1 摄像头.md', title: 'Nimbus C1 摄像头', text: 'Nimbus C1 摄像头的产品价格为 299 元' },
+  ];
+  const grade = offlineGrade({ questionTokens: tokens, evidence });
+  expect([grade.route, grade.missing_slots]).toEqual(['clarify', ['产品型号']]);
+});
