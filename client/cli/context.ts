@@ -1,27 +1,38 @@
 import { parseConfig, type RagConfig } from '../../core/config';
 import { RagClient } from '../rag-client';
+import { assertWorkerPolling } from './worker-check';
 
 /** What every command needs: the parsed config and, lazily, a connected client. */
 export type CliContext = {
   config: RagConfig;
   uiBaseUrl: string;
   client(): Promise<RagClient>;
+  /** The client, once a worker is known to poll the task queue (commands that start or advance a run). */
+  clientWithWorker(): Promise<RagClient>;
   close(): Promise<void>;
 };
+
+// The SDK's default is 10 s; an unreachable local server should be reported sooner than that.
+const CONNECT_TIMEOUT = '5s';
 
 export function createCliContext(env: NodeJS.ProcessEnv): CliContext {
   const config = parseConfig(env);
   let connected: Promise<RagClient> | null = null;
+  const client = () =>
+    (connected ??= RagClient.connect({
+      address: config.temporal.address,
+      namespace: config.temporal.namespace,
+      taskQueue: config.temporal.taskQueue,
+      connection: { connectTimeout: CONNECT_TIMEOUT },
+    }));
   return {
     config,
     uiBaseUrl: (env.TEMPORAL_UI_URL ?? `http://127.0.0.1:${env.TEMPORAL_UI_PORT ?? '8233'}`).replace(/\/+$/, ''),
-    client() {
-      connected ??= RagClient.connect({
-        address: config.temporal.address,
-        namespace: config.temporal.namespace,
-        taskQueue: config.temporal.taskQueue,
-      });
-      return connected;
+    client,
+    async clientWithWorker() {
+      const rag = await client();
+      await assertWorkerPolling(rag, config.temporal);
+      return rag;
     },
     async close() {
       if (connected) await (await connected).close();

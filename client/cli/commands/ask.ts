@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
-import type { RagOutcome } from '../../../core/schemas/run-io';
+import { RagError, describeZodError } from '../../../core/errors';
+import { RagWorkflowInput, type RagOutcome } from '../../../core/schemas/run-io';
 import { newRagWorkflowId, type RagClient } from '../../rag-client';
 import type { CliContext } from '../context';
 import { followProgress } from '../render/progress';
@@ -35,7 +36,10 @@ export function registerAsk(program: Command, context: CliContext, setExit: (cod
     .option('--json', 'print the outcome as JSON and exit (no prompting)')
     .option('--no-interactive', 'do not prompt for answers; exit 3 when the run waits')
     .action(async (question: string, flags: AskFlags) => {
-      const rag = await context.client();
+      // Bad input is refused before any connection, so it exits 2 whatever the state of the services.
+      const input = RagWorkflowInput.safeParse({ question, sessionId: flags.session });
+      if (!input.success) throw new RagError('INVALID_INPUT', describeZodError('invalid question', input.error));
+      const rag = await context.clientWithWorker();
       const workflowId = newRagWorkflowId(flags.session);
       let outcome = await withProgress(rag, workflowId, Boolean(flags.json), rag.ask(question, { sessionId: flags.session, workflowId }));
       const interactive = !flags.json && flags.interactive !== false && process.stdin.isTTY;

@@ -57,7 +57,7 @@ export function registerIngest(program: Command, context: CliContext, setExit: (
     .action(async (inputs: string[], flags: { json?: boolean }) => {
       const files = expandInputs(inputs);
       if (files.length === 0) throw new RagError('INVALID_INPUT', 'no supported files found (.md .txt .html .pdf .docx)');
-      const rag = await context.client();
+      const rag = await context.clientWithWorker();
       const handle = await rag.temporal.workflow.start<typeof ingestWorkflow>('ingestWorkflow', {
         workflowId: `ingest-${randomUUID().slice(0, 8)}`,
         taskQueue: context.config.temporal.taskQueue,

@@ -1,15 +1,33 @@
 import type { Command } from 'commander';
-import { buildAdapters } from '../../../workers/build-adapters';
-import { runWorker } from '../../../workers/run-worker';
+import type { RagConfig } from '../../../core/config';
+import type * as BuildAdapters from '../../../workers/build-adapters';
+import type * as RunWorker from '../../../workers/run-worker';
+import type { RetrievalResult } from '../../../core/trace/writers';
 import type { CliContext } from '../context';
 import { EXIT } from '../exit-codes';
 import { renderRetrieval } from '../render/retrieval';
 
+/** One line naming the service a failed retrieval could not reach, and how to start it. */
+export function retrievalFailureLine(result: RetrievalResult, config: RagConfig): string {
+  const embeddingError = result.diagnostics?.embedding_error;
+  const attemptError = result.diagnostics?.attempts.find((attempt) => attempt.error)?.error;
+  const [service, detail] = embeddingError
+    ? [`the embeddings server at ${config.embeddings.baseUrl}`, embeddingError]
+    : [`Milvus at ${config.milvus.address} (collection ${config.milvus.collection})`, attemptError ?? 'no detail'];
+  const short = detail.length > 160 ? `${detail.slice(0, 159)}…` : detail;
+  return `ragtime: SERVICE_UNAVAILABLE: retrieval failed, cannot use ${service}: ${short}; start the local services with \`make up\` (or \`ragtime services up\`)`;
+}
+
 export function registerKnowledgeCommands(program: Command, context: CliContext, setExit: (code: number) => void): void {
+  // The worker and the in-process retriever load the SDKs of every store (about a second): required when used, so
+  // that `ask`, `answer`, `trace` and `runs` start quickly. require, not import(): bin/ragtime.js registers tsx's
+  // CommonJS hooks only, and Node's ESM loader would not resolve the extensionless .ts paths.
   program
     .command('worker')
     .description('run a ragtime worker (all workflows and activities) until Ctrl-C')
     .action(async (_flags: unknown, command: Command) => {
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { runWorker } = require('../../../workers/run-worker') as typeof RunWorker;
       await runWorker(context.config, { sdkLogLevel: command.parent?.opts().verbose ? 'INFO' : 'WARN' });
     });
 
@@ -27,11 +45,16 @@ export function registerKnowledgeCommands(program: Command, context: CliContext,
         return;
       }
       const config = { ...context.config, retrieval: { ...context.config.retrieval, topK } };
+      // eslint-disable-next-line @typescript-eslint/no-require-imports
+      const { buildAdapters } = require('../../../workers/build-adapters') as typeof BuildAdapters;
       const adapters = buildAdapters(config);
       try {
         const result = await adapters.retriever.retrieve(query);
         console.log(flags.json ? JSON.stringify(result, null, 2) : renderRetrieval(result));
-        if (result.meta.retrieval_mode === 'failed') setExit(EXIT.unavailable);
+        if (result.meta.retrieval_mode === 'failed') {
+          console.error(retrievalFailureLine(result, config));
+          setExit(EXIT.unavailable);
+        }
       } finally {
         await adapters.close();
       }

@@ -1,4 +1,6 @@
 import type { Command } from 'commander';
+import { RagError, describeZodError } from '../../../core/errors';
+import { HitlAnswer } from '../../../core/schemas/run-io';
 import type { CliContext } from '../context';
 import { exitCodeOf, renderOutcome } from '../render/outcome';
 import { renderTraceTree } from '../render/trace-tree';
@@ -13,7 +15,9 @@ export function registerRunCommands(program: Command, context: CliContext, setEx
     .argument('<text>', 'the answer (1–2,000 characters)')
     .option('--json', 'print the outcome as JSON')
     .action(async (workflowId: string, text: string, flags: { json?: boolean }) => {
-      const outcome = await (await context.client()).answer(workflowId, text);
+      const answer = HitlAnswer.safeParse(text);
+      if (!answer.success) throw new RagError('INVALID_INPUT', describeZodError('invalid answer', answer.error));
+      const outcome = await (await context.clientWithWorker()).answer(workflowId, text);
       console.log(flags.json ? JSON.stringify(outcome, null, 2) : renderOutcome(outcome, context.uiBaseUrl));
       setExit(exitCodeOf(outcome));
     });
@@ -58,7 +62,14 @@ export function registerRunCommands(program: Command, context: CliContext, setEx
         });
         if (rows.length >= Number(flags.limit)) break;
       }
+      // Visibility lists open runs before closed ones; people read a list of runs newest first.
+      rows.sort((a, b) => String(b.started).localeCompare(String(a.started)));
       if (flags.json) console.log(JSON.stringify(rows, null, 2));
-      else for (const row of rows) console.log(`${row.started}  ${String(row.status ?? '-').padEnd(14)} ${String(row.route ?? '-').padEnd(12)} ${row.workflowId}`);
+      else if (rows.length === 0) console.log('no runs match');
+      else {
+        for (const row of rows) {
+          console.log(`${row.started}  ${String(row.status ?? '-').padEnd(14)} ${String(row.route ?? '-').padEnd(12)} ${String(row.session ?? '-').padEnd(12)} ${row.workflowId}`);
+        }
+      }
     });
 }

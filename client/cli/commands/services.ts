@@ -8,9 +8,9 @@ const SCRIPT = path.resolve(__dirname, '..', '..', '..', 'scripts', 'services.sh
 export function registerServices(program: Command, setExit: (code: number) => void): void {
   program
     .command('services')
-    .description('start, stop or show the local services (Temporal dev server, Milvus Lite, embeddings)')
+    .description('start, stop or show the local services (Temporal dev server, Milvus Lite, embeddings, a background worker)')
     .argument('<action>', 'up | down | status | restart')
-    .argument('[services...]', 'temporal | milvus | embeddings (default: all)')
+    .argument('[services...]', 'temporal | milvus | embeddings | postgres | worker (default: the first three; down also stops the others)')
     .action((action: string, services: string[]) => {
       const result = spawnSync('bash', [SCRIPT, action, ...services], { stdio: 'inherit' });
       setExit(result.status ?? 1);

@@ -1,5 +1,6 @@
 import type { RagOutcome } from '../../../core/schemas/run-io';
 import { EXIT } from '../exit-codes';
+import { routePath } from './route-path';
 
 export function exitCodeOf(outcome: RagOutcome): number {
   if (outcome.status === 'completed') return EXIT.ok;
@@ -12,12 +13,14 @@ const preview = (text: string | undefined, length = 100): string => {
   return [...flat].length > length ? `${[...flat].slice(0, length - 1).join('')}…` : flat;
 };
 
-/** A short human summary of an outcome: route and status, the evidence, the pending question. */
+/** A short human summary of an outcome: route and status, the way there, the evidence, the pending question. */
 export function renderOutcome(outcome: RagOutcome, uiBaseUrl: string | null): string {
   const lines = [
     `${outcome.status.toUpperCase()}  route=${outcome.route ?? '-'}  status=${outcome.retrieval_status ?? '-'}`,
     `  run ${outcome.workflowId}${uiBaseUrl ? `  ${uiBaseUrl}/namespaces/default/workflows/${encodeURIComponent(outcome.workflowId)}` : ''}`,
   ];
+  const path = routePath(outcome);
+  if (path.length > 0) lines.push(`  path ${path.join(' → ')}`);
   if (outcome.error) lines.push(`  error ${outcome.error.type}: ${outcome.error.message}`);
   outcome.docs.slice(0, 5).forEach((doc, i) => {
     const score = doc.rerank_score ?? doc.score;
