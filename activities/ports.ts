@@ -1,3 +1,4 @@
+import type { AuditBatch, SessionTrace } from '../core/schemas/audit';
 import type { Chunk } from '../core/schemas/retrieved-chunk';
 import type { RetrievalResult } from '../core/trace/writers';
 
@@ -90,4 +91,15 @@ export interface RerankTransport {
     timeoutSeconds: number;
     body: { model: string; query: string; documents: string[]; top_n: number; return_documents: false };
   }): Promise<RerankReply>;
+}
+
+/**
+ * The audit store (DESIGN §5 layer B): tool invocations and timeline events, idempotent on
+ * (workflow_id, run_id, step) and (workflow_id, run_id, key). Content is dropped unless the store was opened with
+ * includeContent.
+ */
+export interface AuditStore {
+  record(batch: AuditBatch): Promise<{ invocations: number; events: number }>;
+  sessionTrace(sessionId: string, options?: { runId?: string }): Promise<SessionTrace>;
+  close(): Promise<void>;
 }
