@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { cpSync, mkdtempSync, mkdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { Context } from '@temporalio/activity';
 import { WorkflowFailedError } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
@@ -29,15 +30,20 @@ afterAll(async () => {
   await env?.close();
 });
 
-async function withIngestWorker<T>(deps: ReturnType<typeof ingestDoubles>, fn: (run: (files: string[]) => ReturnType<typeof start>, taskQueue: string) => Promise<T>): Promise<T> {
-  const taskQueue = `test-${randomUUID()}`;
+function ingestWorker(deps: ReturnType<typeof ingestDoubles>, taskQueue: string, identity?: string): Promise<Worker> {
   const { models, retriever } = scriptedAdapters({ retrieve: () => { throw new Error('retrieval is not part of ingestion'); } });
-  const worker = await Worker.create({
+  return Worker.create({
     connection: env.nativeConnection,
     taskQueue,
+    ...(identity ? { identity } : {}),
     workflowBundle: env.workflowBundle,
     activities: createActivities({ models, retriever, ingest: deps }),
   });
+}
+
+async function withIngestWorker<T>(deps: ReturnType<typeof ingestDoubles>, fn: (run: (files: string[]) => ReturnType<typeof start>, taskQueue: string) => Promise<T>): Promise<T> {
+  const taskQueue = `test-${randomUUID()}`;
+  const worker = await ingestWorker(deps, taskQueue);
   return worker.runUntil(fn((files) => start(taskQueue, files), taskQueue));
 }
 
@@ -132,6 +138,32 @@ describe('ingestWorkflow', () => {
     expect(summary(result)).toEqual([['plain.txt', 'ingested', 1, 1, 1, null]]);
     expect(deps.embedder.batches).toHaveLength(1);
     expect(deps.leafStore.leaves).toHaveLength(1);
+  }, 30_000);
+
+  test('a worker stopped mid-file: the next worker finishes the batch; each leaf stored once', async () => {
+    const deps = ingestDoubles();
+    const file = path.join(tmp, 'restart.txt');
+    writeFileSync(file, Array.from({ length: 2500 }, (_, i) => `第${i}句：关于检索的说明，编号${i}。${i % 40 === 39 ? '\n\n' : ''}`).join(''));
+    // The 2nd batch hangs until the activity is cancelled, as the first worker's shutdown does.
+    deps.embedder.beforeEmbed = (call) => (call === 2 ? Context.current().cancelled : undefined);
+    const taskQueue = `test-${randomUUID()}`;
+    const a = await ingestWorker(deps, taskQueue, 'worker-a');
+    const runningA = a.run();
+    const handle = await start(taskQueue, [file]);
+    for (let i = 0; i < 100 && deps.embedder.batches.length < 1; i++) await new Promise((resolve) => setTimeout(resolve, 50));
+    a.shutdown();
+    await runningA;
+    expect(deps.leafStore.ids('restart.txt')).toHaveLength(50);
+    const b = await ingestWorker(deps, taskQueue, 'worker-b');
+    const result = await b.runUntil(handle.result());
+    const [only] = result.files;
+    expect(only).toMatchObject({ filename: 'restart.txt', status: 'ingested' });
+    const ids = deps.leafStore.ids('restart.txt');
+    expect(ids).toHaveLength(only!.l3);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(deps.parentStore.ids('restart.txt')).toHaveLength(only!.l1 + only!.l2);
+    // Worker B resumed after the 50 leaves worker A inserted: the failed attempt's last heartbeat reached the server.
+    expect(deps.embedder.batches.map((b) => b.length)).toEqual([50, only!.l3 - 50]);
   }, 30_000);
 
   test('input that is not a list of absolute paths fails the run with INVALID_INPUT', async () => {

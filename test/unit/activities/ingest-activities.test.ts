@@ -16,26 +16,19 @@ import { ingestDoubles } from '../../support/ingest-doubles';
 
 const FIXTURES = path.join(__dirname, '../../fixtures/docs');
 let tmp: string;
-beforeAll(() => {
-  tmp = mkdtempSync(path.join(os.tmpdir(), 'ragtime-ingest-'));
-});
+beforeAll(() => void (tmp = mkdtempSync(path.join(os.tmpdir(), 'ragtime-ingest-'))));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
 /** A text with about 220 leaves (five embedding batches). */
 const longText = (tag: string) => Array.from({ length: 4500 }, (_, i) => `${tag}第${i}句：关于检索的说明，编号${i}。${i % 40 === 39 ? '\n\n' : ''}`).join('');
 const batchesOf = (n: number) => Array.from({ length: Math.ceil(n / 50) }, (_, i) => Math.min(50, n - 50 * i));
-const write = (name: string, text: string) => {
-  const file = path.join(tmp, name);
-  writeFileSync(file, text);
-  return file;
-};
-const expectedCounts = (file: string, text: string) =>
-  countLevels(buildHierarchy({ filename: path.basename(file), file_path: file, file_type: 'Text', pages: [{ page_number: 0, text: text.trim() }] }));
+const write = (name: string, text: string) => (writeFileSync(path.join(tmp, name), text), path.join(tmp, name));
+const expectedCounts = (file: string, text: string) => countLevels(buildHierarchy({ filename: path.basename(file), file_path: file, file_type: 'Text', pages: [{ page_number: 0, text: text.trim() }] }));
 
 /** Keeps the SDK's and the activity's log lines (a failed attempt is logged at WARN) out of the test output. */
 const logs: string[] = [];
 const keep = (level: string) => (message: string) => void logs.push(`${level} ${message}`);
-const logger: Logger = { log: (level, message) => void logs.push(`${level} ${message}`), trace: keep('TRACE'), debug: keep('DEBUG'), info: keep('INFO'), warn: keep('WARN'), error: keep('ERROR') };
+const logger: Logger = { log: (level, m) => keep(level)(m), trace: keep('TRACE'), debug: keep('DEBUG'), info: keep('INFO'), warn: keep('WARN'), error: keep('ERROR') };
 
 async function attempt(deps: IngestDeps | undefined, file: string, info: { attempt?: number; heartbeatDetails?: unknown } = {}, during?: (env: MockActivityEnvironment) => void) {
   const env = new MockActivityEnvironment(info, { logger });
@@ -49,9 +42,7 @@ async function attempt(deps: IngestDeps | undefined, file: string, info: { attem
   }
 }
 
-function stored(deps: ReturnType<typeof ingestDoubles>, filename: string) {
-  return { parents: deps.parentStore.ids(filename).length, leaves: deps.leafStore.ids(filename).length };
-}
+const stored = (deps: ReturnType<typeof ingestDoubles>, filename: string) => ({ parents: deps.parentStore.ids(filename).length, leaves: deps.leafStore.ids(filename).length });
 
 describe('ingestFile (spec §6.11 "Upload")', () => {
   test('a file: L1+L2 to the parent store, L3 with vectors to the leaf store, heartbeats in stage order', async () => {

