@@ -6,6 +6,7 @@
  * fails with a message naming the service and its address. Nothing is skipped.
  */
 import { execFile } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import * as net from 'node:net';
 import * as path from 'node:path';
 
@@ -96,7 +97,8 @@ export async function assertReachable(serviceName: string, address: string, time
 
 /**
  * Runs `scripts/services.sh <args...>` (e.g. `['restart', 'milvus']`) with the ports derived from the service
- * addresses above, so the script acts on the same servers the tests talk to.
+ * addresses above and the data dir of RAGTIME_DATA_DIR (see servicesDataDir), so the script acts on the same
+ * servers the tests talk to.
  */
 export async function runServicesScript(args: string[], timeoutMs = 120_000): Promise<string> {
   const env: NodeJS.ProcessEnv = {
@@ -104,6 +106,8 @@ export async function runServicesScript(args: string[], timeoutMs = 120_000): Pr
     TEMPORAL_PORT: String(parseHostPort(services.temporalAddress).port),
     MILVUS_PORT: String(parseHostPort(services.milvusAddress).port),
     EMBEDDINGS_PORT: String(parseHostPort(services.embeddingBaseUrl).port),
+    // Where the script finds the services' pid files: the data dir they were started with.
+    RAGTIME_DATA_DIR: servicesDataDir(),
   };
   const script = path.join(REPO_ROOT, 'scripts', 'services.sh');
   return new Promise<string>((resolve, reject) => {
@@ -137,5 +141,44 @@ export async function pollUntil<T>(
       throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${detail}`);
     }
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+/** The data dir scripts/services.sh keeps its pid files in (RAGTIME_DATA_DIR, default <repo>/.data, as scripts/env.sh). */
+export function servicesDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  return path.resolve(REPO_ROOT, nonEmpty(env.RAGTIME_DATA_DIR) ?? '.data');
+}
+
+/**
+ * Stops a local service with scripts/services.sh, runs `during`, and starts the service again, also when `during`
+ * throws; resolves to what `during` returned once the service answers again. Other suites may share the service:
+ * keep `during` short. Before stopping anything it checks that the pid file under RAGTIME_DATA_DIR names the
+ * process listening on the port the tests use, so that it never stops another server (or none at all) by mistake:
+ * run the tests with the RAGTIME_DATA_DIR the services were started with.
+ */
+export async function withServiceStopped<T>(service: 'milvus' | 'embeddings', during: () => Promise<T>): Promise<T> {
+  const address = service === 'milvus' ? services.milvusAddress : services.embeddingBaseUrl;
+  const { port } = parseHostPort(address);
+  const dataDir = servicesDataDir();
+  const pidFile = path.join(dataDir, 'run', `${service}.pid`);
+  let commandLine = '';
+  try {
+    const pid = (await readFile(pidFile, 'utf8')).trim();
+    commandLine = (await readFile(`/proc/${pid}/cmdline`, 'utf8')).split('\0').join(' ');
+  } catch {
+    // reported below
+  }
+  if (!new RegExp(`--port ${port}( |$)`).test(commandLine)) {
+    throw new Error(
+      `cannot stop ${service} at ${address}: ${pidFile} does not name a running ${service} on port ${port} ` +
+        `(${commandLine === '' ? 'no such process' : `it runs: ${commandLine}`}). Run the tests with ` +
+        'RAGTIME_DATA_DIR set to the data dir the services were started with (scripts/services.sh, scripts/env.sh).',
+    );
+  }
+  try {
+    await runServicesScript(['down', service]);
+    return await during();
+  } finally {
+    await runServicesScript(['up', service]);
   }
 }

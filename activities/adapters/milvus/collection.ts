@@ -1,4 +1,4 @@
-import { LoadState, type MilvusClient } from '@zilliz/milvus2-sdk-node';
+import { FunctionType, LoadState, type MilvusClient } from '@zilliz/milvus2-sdk-node';
 import { RagError } from '../../../core/errors';
 import { milvusCall } from './calls';
 import { collectionSchema, DENSE_INDEX, FIELD, REQUIRED_FIELDS, SPARSE_INDEX, SPEC_DROP_RATIO } from './schema';
@@ -27,6 +27,19 @@ async function checkExisting({ client, collection, dim, where, address }: Collec
       'INVALID_CONFIG',
       `Milvus collection "${collection}" at ${address} exists but is not a ragtime leaf collection (missing fields: ` +
         `${missing.join(', ')}); set MILVUS_COLLECTION to another name, or drop it so that it is created again`,
+    );
+  }
+  // Without the BM25 function the sparse field is a plain vector: every BM25 search fails, and every retrieval
+  // would silently fall back to dense recall (spec §6.1 step 4).
+  const bm25 = (described.schema.functions ?? []).some(
+    (f) => (f.type === FunctionType.BM25 || f.type === 'BM25') && (f.input_field_names ?? []).includes(FIELD.text) && (f.output_field_names ?? []).includes(FIELD.sparse),
+  );
+  if (!bm25) {
+    throw new RagError(
+      'INVALID_CONFIG',
+      `Milvus collection "${collection}" at ${address} exists but is not a ragtime leaf collection: ${FIELD.sparse} is ` +
+        `not the output of a BM25 function over ${FIELD.text}, so BM25 search cannot run; set MILVUS_COLLECTION to ` +
+        'another name, or drop it so that it is created again',
     );
   }
   const existing = denseDimOf(fields.get(FIELD.dense)!);
