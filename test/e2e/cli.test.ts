@@ -1,0 +1,323 @@
+/**
+ * End to end (issue 5 §5): the `ragtime` CLI run as a subprocess (`node bin/ragtime.js …`) against the real local
+ * services. Two worker subprocesses for the whole file, each on a task queue of its own and sharing one Milvus
+ * collection and one parent store (a temp RAGTIME_DATA_DIR): one with the offline policy provider, one with
+ * MODEL_PROVIDER=openai against the scripted OpenAI-compatible server of test/support (in this process, on loopback).
+ * The sample knowledge base is ingested once through `ragtime ingest`.
+ *
+ * Expected routes: docs/offline-policy.md on samples/knowledge (the questions of `make demo`, scripts/demo.ts).
+ * Exit codes: client/cli/exit-codes.ts (0 completed, 2 invalid input, 3 awaiting input, 4 unreachable service).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import * as net from 'node:net';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { RetrievalResult } from '../../core/trace/writers';
+import type { RagOutcome } from '../../core/schemas/run-io';
+import { startFakeOpenAiServer, type FakeOpenAiServer } from '../support/fake-openai-server';
+import { newMilvusClient } from '../support/milvus';
+import { REPO_ROOT, assertReachable, pollUntil, services } from '../support/services';
+
+jest.setTimeout(60_000);
+
+const BIN = path.join(REPO_ROOT, 'bin', 'ragtime.js');
+const RUN = randomUUID().slice(0, 8);
+const COLLECTION = `e2e_cli_${RUN}`;
+const SESSION = `e2e-cli-${RUN}`;
+const OFFLINE_QUEUE = `e2e-cli-offline-${RUN}`;
+const OPENAI_QUEUE = `e2e-cli-openai-${RUN}`;
+const API_KEY = `sk-e2e-${RUN}`;
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ragtime-e2e-cli-'));
+
+/** Variables that would change what the subprocesses do if the developer's shell happens to set them. */
+const SCRUBBED = /^(MODEL_PROVIDER|OPENAI_\w+|ARK_API_KEY|BASE_URL|FAST_MODEL|GRADE_MODEL|MODEL|RERANK_\w+|DATABASE_URL|MILVUS_\w+|TEMPORAL_\w+|RETRIEVAL_\w+|AUTO_MERGE_\w+|LEAF_RETRIEVE_LEVEL|RAGTIME_DATA_DIR)$/;
+const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !SCRUBBED.test(name)));
+const baseEnv: NodeJS.ProcessEnv = {
+  ...inherited,
+  TEMPORAL_ADDRESS: services.temporalAddress,
+  MILVUS_ADDRESS: services.milvusAddress,
+  MILVUS_COLLECTION: COLLECTION,
+  EMBEDDING_BASE_URL: services.embeddingBaseUrl,
+  EMBEDDING_MODEL: services.embeddingModel,
+  EMBEDDING_DIM: String(services.embeddingDim),
+  RAGTIME_DATA_DIR: dataDir,
+  TEMPORAL_UI_PORT: '8233',
+};
+const offlineEnv: NodeJS.ProcessEnv = { ...baseEnv, TEMPORAL_TASK_QUEUE: OFFLINE_QUEUE, MODEL_PROVIDER: 'offline' };
+let openAiEnv: NodeJS.ProcessEnv;
+
+type Run = { code: number | null; stdout: string; stderr: string };
+
+/** The end of a subprocess' output, for failure messages (tsx prints a minified source line before a stack). */
+const tail = (text: string, lines = 20) => text.split('\n').slice(-lines).map((line) => line.slice(0, 300)).join('\n');
+
+/** Runs `node bin/ragtime.js …` and resolves when it exits (killed after `timeoutMs`). */
+function ragtime(args: string[], env: NodeJS.ProcessEnv = offlineEnv, timeoutMs = 45_000): Promise<Run> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('error', reject);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+/** `ragtime <args> --json`: the parsed stdout, with the exit code (stderr shown when stdout is not JSON). */
+async function ragtimeJson<T>(args: string[], env?: NodeJS.ProcessEnv): Promise<{ code: number | null; json: T }> {
+  const run = await ragtime([...args, '--json'], env);
+  try {
+    return { code: run.code, json: JSON.parse(run.stdout) as T };
+  } catch {
+    throw new Error(`ragtime ${args.join(' ')} printed no JSON (exit ${run.code}):\n${tail(run.stdout)}\n${tail(run.stderr)}`);
+  }
+}
+
+const ask = (question: string, env?: NodeJS.ProcessEnv) => ragtimeJson<RagOutcome>(['ask', question, '--session', SESSION], env);
+
+const workers: ChildProcess[] = [];
+
+/** Starts `ragtime worker` and resolves once it prints its start-up line (it polls right after). */
+function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [BIN, 'worker'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    workers.push(child);
+    let output = '';
+    const collect = (chunk: Buffer) => {
+      output += chunk.toString('utf8');
+      if (/^ragtime worker: task queue/m.test(output)) resolve(child);
+    };
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+    child.once('exit', (code) => reject(new Error(`ragtime worker exited (${code}) before polling:\n${tail(output)}`)));
+  });
+}
+
+async function stopWorker(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
+  await exited;
+  clearTimeout(timer);
+}
+
+/** A loopback port nobody listens on (bound, then released). */
+async function closedPort(): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+let server: FakeOpenAiServer;
+
+beforeAll(async () => {
+  await assertReachable('Temporal', services.temporalAddress);
+  await assertReachable('Milvus', services.milvusAddress);
+  await assertReachable('embeddings server', services.embeddingBaseUrl);
+  server = await startFakeOpenAiServer({ apiKey: API_KEY });
+  openAiEnv = {
+    ...baseEnv,
+    TEMPORAL_TASK_QUEUE: OPENAI_QUEUE,
+    MODEL_PROVIDER: 'openai',
+    OPENAI_BASE_URL: server.baseUrl,
+    OPENAI_API_KEY: API_KEY,
+    FAST_MODEL: 'e2e-fast',
+    GRADE_MODEL: 'e2e-grade',
+  };
+  // The offline worker creates the collection at start-up; the openai one starts after it (two creating the same
+  // collection at once could race) while the sample knowledge base is ingested.
+  await startWorker(offlineEnv);
+  const [, ingest] = await Promise.all([
+    startWorker(openAiEnv),
+    ragtimeJson<{ totals: { files: number; ingested: number; failed: number } }>(['ingest', 'samples/knowledge']),
+  ]);
+  expect(ingest).toMatchObject({ code: 0, json: { totals: { files: 4, ingested: 4, failed: 0 } } });
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all(workers.map(stopWorker));
+  await server?.close();
+  const milvus = newMilvusClient();
+  await milvus.dropCollection({ collection_name: COLLECTION }).catch(() => undefined);
+  await milvus.closeConnection();
+  rmSync(dataDir, { recursive: true, force: true });
+}, 30_000);
+
+describe('offline policy provider: one run per route (exit 0 completed, 3 awaiting input)', () => {
+  test('answer', async () => {
+    const { code, json } = await ask('Aurora X2 路由器的保修期是多久？');
+    expect(code).toBe(0);
+    expect(json).toMatchObject({ status: 'completed', route: 'answer', retrieval_status: 'answerable', sessionId: SESSION, error: null, hitl: null });
+    expect(json.docs[0]?.filename).toBe('Aurora X2 路由器.md');
+  });
+
+  test('answer, in English', async () => {
+    const { code, json } = await ask('What is new in Orbit CLI 2.1?');
+    expect(code).toBe(0);
+    expect(json).toMatchObject({ status: 'completed', route: 'answer' });
+    expect(json.docs[0]?.filename).toBe('Orbit CLI release notes.md');
+  });
+
+  test('rewrite (step-back), then clarify once the rewrite is spent', async () => {
+    const { code, json } = await ask('Aurora X2 支持 Mesh 组网吗？');
+    expect(code).toBe(3);
+    expect(json).toMatchObject({ status: 'awaiting_input', route: 'clarify', retrieval_status: 'needs_clarification' });
+    expect(json.rag_trace).toMatchObject({ rewrite_method: 'step_back', retrieval_stage: 'rewritten' });
+    expect(json.hitl_resume_state).toMatchObject({ rewrite_count: 1 });
+
+    // The readable trace shows the route path.
+    const trace = await ragtime(['trace', json.workflowId]);
+    expect(trace.code).toBe(0);
+    expect(trace.stdout).toContain('path simple → rewrite (step-back) → clarify (waiting)');
+    expect(trace.stdout).toContain('rewrite step_back:');
+  });
+
+  test('clarify: one HITL round through ask --json and answer --json', async () => {
+    const asked = await ask('这款产品的价格是多少？');
+    expect(asked.code).toBe(3);
+    expect(asked.json).toMatchObject({ status: 'awaiting_input', route: 'clarify', hitl: { round: 1, options: [] } });
+    expect(asked.json.hitl?.prompt).toContain('产品型号');
+    expect(asked.json.rag_trace?.missing_slots).toEqual(['产品型号']);
+
+    const answered = await ragtimeJson<RagOutcome>(['answer', asked.json.workflowId, 'Aurora X2']);
+    expect(answered.code).toBe(0);
+    expect(answered.json).toMatchObject({ workflowId: asked.json.workflowId, status: 'completed', route: 'answer', hitl: null });
+    expect(answered.json.rounds).toMatchObject([{ round: 1, route: 'clarify', answer: 'Aurora X2', answered_via: 'update', outcome: 'answered' }]);
+    expect(answered.json.docs[0]?.filename).toBe('Aurora X2 路由器.md');
+
+    const trace = await ragtime(['trace', asked.json.workflowId]);
+    expect(trace.stdout).toContain('path simple → clarify ← "Aurora X2" → answer');
+    expect(trace.stdout).toContain('round 1: clarify');
+
+    // A finished run takes no more answers: usage error, nothing changes.
+    const again = await ragtime(['answer', asked.json.workflowId, 'Nimbus C1']);
+    expect(again.code).toBe(2);
+    expect(again.stderr.trim()).toMatch(/^ragtime: NOT_AWAITING_INPUT: run "rag-e2e-cli-\w+-\w+" has finished/);
+  });
+
+  test('scope_select: options from the competing documents; a picked option answers', async () => {
+    const asked = await ask('怎么重置管理密码？');
+    expect(asked.code).toBe(3);
+    expect(asked.json).toMatchObject({ status: 'awaiting_input', route: 'scope_select', retrieval_status: 'needs_scope_selection' });
+    expect([...(asked.json.hitl?.options ?? [])].sort()).toEqual(['Aurora X2 路由器', 'Nimbus C1 摄像头']);
+    const answered = await ragtimeJson<RagOutcome>(['answer', asked.json.workflowId, 'Nimbus C1 摄像头']);
+    expect(answered.code).toBe(0);
+    expect(answered.json).toMatchObject({ status: 'completed', route: 'answer' });
+    expect(answered.json.docs[0]?.filename).toBe('Nimbus C1 摄像头.md');
+  });
+
+  test('no_knowledge', async () => {
+    const { code, json } = await ask('量子计算机的散热怎么做？');
+    expect(code).toBe(0);
+    expect(json).toMatchObject({ status: 'completed', route: 'no_knowledge', retrieval_status: 'no_knowledge', docs: [] });
+  });
+
+  test('complex: a comparison split into two sub-questions, then synthesis', async () => {
+    const { code, json } = await ask('比较 Aurora X2 与 Nimbus C1 的保修期');
+    expect(code).toBe(0);
+    expect(json).toMatchObject({ status: 'completed', route: 'answer' });
+    expect(json.rag_trace).toMatchObject({ complexity: 'complex', sub_questions: ['Aurora X2的保修期', 'Nimbus C1的保修期'], retrieval_stage: 'synthesis' });
+    expect(json.rag_trace?.sub_traces?.map((sub) => sub.route)).toEqual(['answer', 'answer']);
+    expect(json.docs.map((doc) => doc.filename)).toEqual(expect.arrayContaining(['Aurora X2 路由器.md', 'Nimbus C1 摄像头.md']));
+  });
+
+  test('runs --session lists the runs of the session (Temporal visibility)', async () => {
+    const ids = await pollUntil('the session runs in visibility', async () => {
+      const { code, json } = await ragtimeJson<Array<{ workflowId: string; session: string; status: string }>>(['runs', '--session', SESSION]);
+      expect(code).toBe(0);
+      return json.length >= 7 && json.every((row) => row.status !== 'running') ? json : undefined;
+    });
+    expect(new Set(ids.map((row) => row.session))).toEqual(new Set([SESSION]));
+    expect(ids.filter((row) => row.status === 'awaiting_input')).toHaveLength(1); // the rewrite run, left waiting
+    const readable = await ragtime(['runs', '--session', SESSION, '--status', 'awaiting_input']);
+    expect(readable.stdout.trim().split('\n')).toEqual([expect.stringMatching(/awaiting_input +clarify +e2e-cli-\w+ +rag-e2e-cli-\w+-\w+$/)]);
+  });
+});
+
+describe('other commands', () => {
+  test('search --json: docs, the 26-key retrieval meta and the diagnostics', async () => {
+    const { code, json } = await ragtimeJson<RetrievalResult>(['search', 'Aurora X2 保修期']);
+    expect(code).toBe(0);
+    expect(json.docs[0]?.filename).toBe('Aurora X2 路由器.md');
+    expect(Object.keys(json.meta)).toHaveLength(26);
+    expect(json.meta).toMatchObject({ retrieval_mode: 'hybrid', retrieval_top_k: 8, candidate_k: 24 });
+    expect(json.diagnostics).toMatchObject({ embedding_error: null, legs: { dense: expect.any(Array), bm25: expect.any(Array) } });
+    expect(json.diagnostics?.fused.length).toBeGreaterThan(0);
+  });
+});
+
+describe('errors: one line naming the problem and the fix', () => {
+  test('invalid input exits 2 before connecting to anything', async () => {
+    const run = await ragtime(['ask', '   ', '--json'], { ...offlineEnv, TEMPORAL_ADDRESS: '127.0.0.1:1' });
+    expect(run.code).toBe(2);
+    expect(run.stdout).toBe('');
+    expect(run.stderr.trim()).toMatchInlineSnapshot(`"ragtime: INVALID_INPUT: invalid question: ✖ question is empty after trimming → at question"`);
+  });
+
+  test('Temporal unreachable exits 4, naming it and how to start it', async () => {
+    const port = await closedPort();
+    const run = await ragtime(['ask', 'Aurora X2 路由器的保修期是多久？', '--json'], { ...offlineEnv, TEMPORAL_ADDRESS: `127.0.0.1:${port}` });
+    expect(run.code).toBe(4);
+    expect(run.stderr.trim().split('\n')).toEqual([expect.stringMatching(new RegExp(`^ragtime: SERVICE_UNAVAILABLE: cannot reach Temporal at 127\\.0\\.0\\.1:${port}: .*; start it with \`make up\`$`))]);
+  });
+
+  test('no worker on the task queue exits 4, naming the task queue and how to start a worker', async () => {
+    const run = await ragtime(['ask', 'Aurora X2 路由器的保修期是多久？', '--json'], { ...offlineEnv, TEMPORAL_TASK_QUEUE: `e2e-cli-nobody-${RUN}` });
+    expect(run.code).toBe(4);
+    expect(run.stderr.trim()).toBe(
+      `ragtime: SERVICE_UNAVAILABLE: no ragtime worker polls task queue "e2e-cli-nobody-${RUN}" on ${services.temporalAddress}; ` +
+        'start one with `npx ragtime worker` (`make demo` runs one in the background)',
+    );
+  });
+
+  test('Milvus unreachable: search exits 4, naming Milvus and how to start it', async () => {
+    const port = await closedPort();
+    const run = await ragtime(['search', 'Aurora X2 保修期'], { ...offlineEnv, MILVUS_ADDRESS: `127.0.0.1:${port}` });
+    expect(run.code).toBe(4);
+    expect(run.stderr.trim()).toMatch(new RegExp(`^ragtime: SERVICE_UNAVAILABLE: retrieval failed, cannot use Milvus at 127\\.0\\.0\\.1:${port} \\(collection ${COLLECTION}\\): .*; start the local services with \`make up\``));
+  });
+});
+
+describe('MODEL_PROVIDER=openai against the scripted OpenAI-compatible server', () => {
+  const ANSWER_GRADE = { json: { relevance: 'strong', answerability: 'sufficient', ambiguity: 'none', route: 'answer', confidence: 0.9, reason: '证据充分' } };
+  beforeEach(() => {
+    server.reset();
+    // The planner sees only what the fast path misses; a rewrite would be a bug here, so none is scripted.
+    server.setDefault('complexity_result', { json: { complexity: 'simple', reason: '单一问题', sub_questions: [] } });
+  });
+
+  test('answer: the grader model decides, with the configured model and key', async () => {
+    server.enqueue('evidence_grade', ANSWER_GRADE);
+    const { code, json } = await ask('Aurora X2 路由器的保修期是多久？', openAiEnv);
+    expect(code).toBe(0);
+    expect(json).toMatchObject({ status: 'completed', route: 'answer', retrieval_status: 'answerable' });
+    expect(json.rag_trace).toMatchObject({ evidence_confidence: 0.9, evidence_reason: '证据充分' });
+    const grades = server.requests.filter((request) => request.schemaName === 'evidence_grade');
+    expect(grades.map((request) => [request.body.model, request.authorization])).toEqual([['e2e-grade', `Bearer ${API_KEY}`]]);
+    expect(JSON.stringify(grades[0]?.body.messages)).toContain('Aurora X2 路由器的保修期是多久？');
+  });
+
+  test('clarify: the model asks back; ask --json then answer --json', async () => {
+    server.enqueue('evidence_grade', {
+      json: { relevance: 'weak', answerability: 'partial', ambiguity: 'missing_slot', route: 'clarify', confidence: 0.4, missing_slots: ['产品型号'], hitl_prompt: '请问是哪一款产品？', hitl_options: [], reason: '缺少产品型号' },
+    }, ANSWER_GRADE);
+    const asked = await ask('这款产品的价格是多少？', openAiEnv);
+    expect(asked.code).toBe(3);
+    expect(asked.json).toMatchObject({ status: 'awaiting_input', route: 'clarify', hitl: { prompt: '请问是哪一款产品？', round: 1 } });
+
+    const answered = await ragtimeJson<RagOutcome>(['answer', asked.json.workflowId, 'Aurora X2'], openAiEnv);
+    expect(answered.code).toBe(0);
+    expect(answered.json).toMatchObject({ status: 'completed', route: 'answer', rounds: [{ answer: 'Aurora X2', outcome: 'answered' }] });
+    expect(server.requests.filter((request) => request.schemaName === 'evidence_grade')).toHaveLength(2);
+  });
+});
