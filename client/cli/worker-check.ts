@@ -1,9 +1,8 @@
+import { temporal } from '@temporalio/proto';
 import { RagError } from '../../core/errors';
 import type { RagClient } from '../rag-client';
 
-// Enum values of temporal.api.enums.v1 (@temporalio/proto is not a direct dependency of ragtime).
-const TASK_QUEUE_KIND_NORMAL = 1;
-const TASK_QUEUE_TYPE_WORKFLOW = 1;
+const { TaskQueueKind, TaskQueueType } = temporal.api.enums.v1;
 
 /**
  * Refuses to start or answer a run that no worker would pick up: without one, `ask` would wait forever in silence.
@@ -14,8 +13,8 @@ export async function assertWorkerPolling(rag: RagClient, where: { namespace: st
   const reply = await rag.temporal.workflowService
     .describeTaskQueue({
       namespace: where.namespace,
-      taskQueue: { name: where.taskQueue, kind: TASK_QUEUE_KIND_NORMAL },
-      taskQueueType: TASK_QUEUE_TYPE_WORKFLOW,
+      taskQueue: { name: where.taskQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+      taskQueueType: TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
     })
     .catch((error: unknown) => {
       throw new RagError('SERVICE_UNAVAILABLE', `cannot ask Temporal at ${where.address} about task queue "${where.taskQueue}": ${(error as Error).message}`, { cause: error });
