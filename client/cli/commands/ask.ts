@@ -22,9 +22,24 @@ async function promptForAnswer(outcome: RagOutcome): Promise<string> {
   }
 }
 
-async function withProgress(rag: RagClient, workflowId: string, json: boolean, pending: Promise<RagOutcome>) {
-  if (json || !process.stdout.isTTY) return pending;
-  return followProgress(pending, () => rag.getProgress(workflowId), (line) => console.log(line));
+/**
+ * Live progress of one run on a terminal, across its rounds: the run's step list keeps growing, and each call
+ * prints only the steps after those printed by the calls before it (not the whole list again after an answer).
+ */
+function progressPrinter(rag: RagClient, workflowId: string, enabled: boolean) {
+  let printed = 0;
+  return (pending: Promise<RagOutcome>): Promise<RagOutcome> => {
+    if (!enabled) return pending;
+    const from = printed;
+    return followProgress(
+      pending,
+      async () => (await rag.getProgress(workflowId)).slice(from),
+      (line) => {
+        printed += 1;
+        console.log(line);
+      },
+    );
+  };
 }
 
 export function registerAsk(program: Command, context: CliContext, setExit: (code: number) => void): void {
@@ -41,12 +56,13 @@ export function registerAsk(program: Command, context: CliContext, setExit: (cod
       if (!input.success) throw new RagError('INVALID_INPUT', describeZodError('invalid question', input.error));
       const rag = await context.clientWithWorker();
       const workflowId = newRagWorkflowId(flags.session);
-      let outcome = await withProgress(rag, workflowId, Boolean(flags.json), rag.ask(question, { sessionId: flags.session, workflowId }));
+      const withProgress = progressPrinter(rag, workflowId, !flags.json && Boolean(process.stdout.isTTY));
+      let outcome = await withProgress(rag.ask(question, { sessionId: flags.session, workflowId }));
       const interactive = !flags.json && flags.interactive !== false && process.stdin.isTTY;
       while (interactive && outcome.status === 'awaiting_input') {
         console.log(renderOutcome(outcome, context.uiBaseUrl));
         const answer = await promptForAnswer(outcome);
-        outcome = await withProgress(rag, workflowId, false, rag.answer(workflowId, answer));
+        outcome = await withProgress(rag.answer(workflowId, answer));
       }
       console.log(flags.json ? JSON.stringify(outcome, null, 2) : renderOutcome(outcome, context.uiBaseUrl));
       setExit(exitCodeOf(outcome));
