@@ -22,24 +22,11 @@ async function promptForAnswer(outcome: RagOutcome): Promise<string> {
   }
 }
 
-/**
- * Live progress of one run on a terminal, across its rounds: the run's step list keeps growing, and each call
- * prints only the steps after those printed by the calls before it (not the whole list again after an answer).
- */
+/** Live progress of one run on a terminal, across its rounds: each step once, also after an answer. */
 function progressPrinter(rag: RagClient, workflowId: string, enabled: boolean) {
-  let printed = 0;
-  return (pending: Promise<RagOutcome>): Promise<RagOutcome> => {
-    if (!enabled) return pending;
-    const from = printed;
-    return followProgress(
-      pending,
-      async () => (await rag.getProgress(workflowId)).slice(from),
-      (line) => {
-        printed += 1;
-        console.log(line);
-      },
-    );
-  };
+  const printed = new Set<string>();
+  return (pending: Promise<RagOutcome>): Promise<RagOutcome> =>
+    enabled ? followProgress(pending, () => rag.getProgress(workflowId), (line) => console.log(line), { printed }) : pending;
 }
 
 export function registerAsk(program: Command, context: CliContext, setExit: (code: number) => void): void {
