@@ -4,8 +4,10 @@ import {
   Connection,
   WithStartWorkflowOperation,
   WorkflowExecutionAlreadyStartedError,
+  type ClientInterceptors,
   type ConnectionOptions,
 } from '@temporalio/client';
+import type { CodecKeyring } from '../core/codec-keys';
 import { RagError, describeZodError } from '../core/errors';
 import type { RagStep } from '../core/progress/rag-step';
 import { SUB_QUESTION_QUEUED_ICON } from '../core/progress/step-messages';
@@ -22,6 +24,7 @@ import {
 } from '../workflows/messages';
 import type { ragWorkflow } from '../workflows/rag-workflow';
 import { RAG_SESSION_ID, RAG_STATUS } from '../workflows/search-attributes';
+import { ragtimeDataConverter } from './codec/data-converter';
 import { toRagError } from './errors';
 
 export type RagClientOptions = {
@@ -29,8 +32,15 @@ export type RagClientOptions = {
   address: string;
   namespace?: string;
   taskQueue?: string;
-  /** TLS, API key, data converter… passed to the Temporal connection as they are. */
+  /** TLS, API key, timeouts… passed to the Temporal connection as they are. */
   connection?: Omit<ConnectionOptions, 'address'>;
+  /**
+   * Payload encryption (docs/SECURITY.md): the keyring from `loadConfig(env).codec`, the same keys the workers
+   * hold. Null or absent: plain payloads (a worker with keys still reads them, but its replies would be unreadable).
+   */
+  codec?: CodecKeyring | null;
+  /** Client interceptors, e.g. OpenTelemetry's (`telemetryClientInterceptors()`, docs/OBSERVABILITY.md). */
+  interceptors?: ClientInterceptors;
 };
 
 export type AskOptions = {
@@ -54,7 +64,8 @@ export function newRagWorkflowId(sessionId: string): string {
  * What apps use to run ragtime: ask a question, answer a clarification, read outcome, trace and progress.
  *
  * @example
- * const rag = await RagClient.connect({ address: '127.0.0.1:7233' });
+ * const config = loadConfig(process.env); // client/load-config.ts
+ * const rag = await RagClient.connect({ address: config.temporal.address, codec: config.codec });
  * let outcome = await rag.ask('丹瑾是什么属性？', { sessionId: 'user-42' });
  * if (outcome.status === 'awaiting_input') outcome = await rag.answer(outcome.workflowId, '丹瑾');
  * console.log(outcome.route, outcome.rag_trace);
@@ -70,11 +81,19 @@ export class RagClient {
     const connection = await Connection.connect({ ...options.connection, address: options.address }).catch((error: unknown) => {
       throw new RagError('SERVICE_UNAVAILABLE', `cannot reach Temporal at ${options.address}: ${(error as Error).message}; start it with \`make up\``, { cause: error });
     });
-    const temporal = new Client({ connection, namespace: options.namespace ?? 'default' });
+    const temporal = new Client({
+      connection,
+      namespace: options.namespace ?? 'default',
+      dataConverter: ragtimeDataConverter(options.codec ?? null),
+      interceptors: options.interceptors,
+    });
     return new RagClient(temporal, options.taskQueue ?? TASK_QUEUE, connection);
   }
 
-  /** Wraps an existing Temporal client (tests, apps that already hold one). */
+  /**
+   * Wraps an existing Temporal client (tests, apps that already hold one). Give that client the ragtime data
+   * converter (`ragtimeDataConverter(config.codec)`) when the workers encrypt payloads.
+   */
   static fromClient(temporal: Client, taskQueue: string = TASK_QUEUE): RagClient {
     return new RagClient(temporal, taskQueue, null);
   }

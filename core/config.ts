@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { describeZodError, RagError } from './errors';
 import { pythonFloat, pythonInt, pythonStrip } from './python-text';
+import { CodecKeyring, readCodecKeyring, type ConfigFiles } from './codec-keys';
+import { CodecServerSettings, OBSERVABILITY_DEFAULTS, TelemetrySettings, readCodecServerSettings, readTelemetrySettings } from './observability-config';
 import { RerankSettings, resolveRerankSettings } from './retrieval/rerank-config';
 
 type Env = Record<string, string | undefined>;
@@ -32,6 +34,12 @@ export const RagConfig = z.object({
     .extend({ provider: ModelProvider }),
   /** DATABASE_URL (PostgreSQL) when set; else SQLite files under RAGTIME_DATA_DIR. */
   database: z.object({ url: text.optional(), dataDir: text }),
+  /** Payload encryption (docs/SECURITY.md): the keyring, or null when no key is configured (plain payloads). */
+  codec: CodecKeyring.nullable(),
+  /** `ragtime codec-server`, the codec endpoint of the Temporal UI (docs/SECURITY.md). */
+  codecServer: CodecServerSettings,
+  /** OpenTelemetry (docs/OBSERVABILITY.md): the exporter (none by default) and whether spans may carry content. */
+  telemetry: TelemetrySettings,
 });
 export type RagConfig = z.infer<typeof RagConfig>;
 
@@ -56,6 +64,8 @@ export const ENV_DEFAULTS = {
   EMBEDDING_DIM: 384,
   // Where local state lives (SQLite parent store, logs of the local services); relative to the working directory.
   RAGTIME_DATA_DIR: '.data',
+  // The codec server and OpenTelemetry (core/observability-config.ts).
+  ...OBSERVABILITY_DEFAULTS,
 } as const;
 
 const RERANK_TIMEOUT_FLOOR = 0.1; // spec §1
@@ -131,12 +141,13 @@ function modelProvider(source: Found | undefined, models: ModelSettings, report:
   return provider.data;
 }
 
-const ConfigFromEnv = z
+const configFromEnv = (files: ConfigFiles | undefined) => z
   .record(z.string(), z.string().optional())
   .transform((env, ctx): z.input<typeof RagConfig> => {
     const report = (message: string) => ctx.addIssue({ code: 'custom', message });
     const read = readEnv(env, report);
     const D = ENV_DEFAULTS;
+    const dataDir = read.text('RAGTIME_DATA_DIR') ?? D.RAGTIME_DATA_DIR;
     return {
       retrieval: {
         topK: read.lenient('RETRIEVAL_TOP_K', pythonInt, 1),
@@ -182,7 +193,10 @@ const ConfigFromEnv = z
         gradeModel: read.text('GRADE_MODEL'),
         answerModel: read.text('MODEL'),
       }),
-      database: { url: read.text('DATABASE_URL'), dataDir: read.text('RAGTIME_DATA_DIR') ?? D.RAGTIME_DATA_DIR },
+      database: { url: read.text('DATABASE_URL'), dataDir },
+      codec: readCodecKeyring({ keys: read.found('RAGTIME_CODEC_KEYS'), keyFile: read.found('RAGTIME_CODEC_KEY_FILE'), dataDir }, files, report),
+      codecServer: readCodecServerSettings(read, report),
+      telemetry: readTelemetrySettings(read, report),
     };
   })
   .pipe(RagConfig);
@@ -190,10 +204,12 @@ const ConfigFromEnv = z
 /**
  * Reads ragtime's configuration from environment variables (spec §1 defaults and parse rules).
  * Every invalid variable is reported at once in one RagError('INVALID_CONFIG'); secrets never appear in it.
+ * `files` reads the codec key file (core/ does no I/O): without it, RAGTIME_CODEC_KEY_FILE is an error and the
+ * data dir's default key file is not looked for. Processes use `loadConfig` (client/load-config.ts), which passes one.
  */
-export function parseConfig(env: Env): RagConfig {
+export function parseConfig(env: Env, files?: ConfigFiles): RagConfig {
   // A plain copy: process.env is an exotic object that zod's record check refuses.
-  const result = ConfigFromEnv.safeParse({ ...env });
+  const result = configFromEnv(files).safeParse({ ...env });
   if (!result.success) throw new RagError('INVALID_CONFIG', describeZodError('invalid configuration', result.error));
   return result.data;
 }

@@ -22,6 +22,10 @@ export const RagErrorCode = z.enum([
   'UNSUPPORTED_FILE',
   'CORRUPT_FILE',
   'EMPTY_DOCUMENT',
+  // Payload encryption (client/codec): a payload sealed with a key this process does not hold, or one that fails
+  // authentication (tampered, truncated, or sealed with another key under the same id).
+  'CODEC_KEY_UNKNOWN',
+  'PAYLOAD_DECRYPT_FAILED',
 ]);
 export type RagErrorCode = z.infer<typeof RagErrorCode>;
 
@@ -39,6 +43,8 @@ const TERMINAL_CODES: ReadonlySet<RagErrorCode> = new Set<RagErrorCode>([
   'UNSUPPORTED_FILE',
   'CORRUPT_FILE',
   'EMPTY_DOCUMENT',
+  'CODEC_KEY_UNKNOWN',
+  'PAYLOAD_DECRYPT_FAILED',
 ]);
 
 export class RagError extends Error {

@@ -1,8 +1,10 @@
 /*
  * Records one history per path of the graph into test/replay/histories/ for the replay test.
- * Usage: npx tsx scripts/export-replay-histories.ts [tag]   (needs the dev server: `make up`)
- * Files are named <scenario>[.sub-<i>].<tag>.json (tag default: today, yyyymmdd). Older files stay: they keep
- * proving that histories recorded before a patched() change still replay. Record a new tag after such a change.
+ * Usage: npx tsx scripts/export-replay-histories.ts [tag] [scenario…]   (needs the dev server: `make up`)
+ * Files are named <scenario>[.sub-<i>].<tag>.json (tag default: today, yyyymmdd); naming scenarios records only
+ * those. Older files stay: they keep proving that histories recorded before a patched() change still replay.
+ * Record a new tag after such a change. Payloads are encrypted with the test keyring (test/support/codec-keys.ts),
+ * as every workflow test's are; histories recorded before encryption (tags initial, memo-models) are plain.
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -13,10 +15,13 @@ import { openWorkflowEnv, withWorker } from '../test/workflows/harness';
 async function main(): Promise<void> {
   const outDir = path.resolve(__dirname, '..', 'test', 'replay', 'histories');
   const tag = process.argv[2] ?? new Date().toISOString().slice(0, 10).replace(/-/g, '');
+  const only = process.argv.slice(3);
+  const unknown = only.filter((name) => !REPLAY_SCENARIOS.some((scenario) => scenario.name === name));
+  if (unknown.length > 0) throw new Error(`no replay scenario named ${unknown.join(', ')}`);
   mkdirSync(outDir, { recursive: true });
   const env = await openWorkflowEnv();
   try {
-    for (const scenario of REPLAY_SCENARIOS) {
+    for (const scenario of REPLAY_SCENARIOS.filter(({ name }) => only.length === 0 || only.includes(name))) {
       const workflowIds = await withWorker(env, scenario.script, async (rag) => {
         const result = await scenario.run(rag, `replay-${scenario.name}-${tag}`);
         const ids = [result.workflowId];

@@ -1,5 +1,6 @@
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
 import { createActivities } from '../activities';
+import { describePayloadEncryption, ragtimeDataConverter } from '../client/codec/data-converter';
 import type { RagConfig } from '../core/config';
 import { buildAdapters } from './build-adapters';
 
@@ -27,6 +28,8 @@ export async function runWorker(config: RagConfig, options: WorkerOptions = {}):
         namespace: config.temporal.namespace,
         taskQueue: config.temporal.taskQueue,
         workflowsPath: require.resolve('../workflows'),
+        // Payload encryption: the codec runs at the worker's edge, outside the workflow sandbox.
+        dataConverter: ragtimeDataConverter(config.codec),
         activities: createActivities({
           models: adapters.chat.models,
           retriever: adapters.retriever,
@@ -39,7 +42,8 @@ export async function runWorker(config: RagConfig, options: WorkerOptions = {}):
           `  embeddings:  ${config.embeddings.model} (${config.embeddings.dim}-d) at ${config.embeddings.baseUrl}\n` +
           `  milvus:      ${config.milvus.address}, collection ${config.milvus.collection}\n` +
           `  parents:     ${adapters.parentStoreLocation}\n` +
-          `  rerank:      ${config.rerank.enabled ? `${config.rerank.model} at ${config.rerank.endpoint}` : 'off'}`,
+          `  rerank:      ${config.rerank.enabled ? `${config.rerank.model} at ${config.rerank.endpoint}` : 'off'}\n` +
+          `  payloads:    ${describePayloadEncryption(config.codec)}`,
       );
       await worker.run();
     } finally {

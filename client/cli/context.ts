@@ -1,4 +1,5 @@
-import { parseConfig, type RagConfig } from '../../core/config';
+import type { RagConfig } from '../../core/config';
+import { loadConfig } from '../load-config';
 import { RagClient } from '../rag-client';
 import { assertWorkerPolling } from './worker-check';
 
@@ -16,7 +17,7 @@ export type CliContext = {
 const CONNECT_TIMEOUT = '5s';
 
 export function createCliContext(env: NodeJS.ProcessEnv): CliContext {
-  const config = parseConfig(env);
+  const config = loadConfig(env);
   let connected: Promise<RagClient> | null = null;
   const client = () =>
     (connected ??= RagClient.connect({
@@ -24,6 +25,7 @@ export function createCliContext(env: NodeJS.ProcessEnv): CliContext {
       namespace: config.temporal.namespace,
       taskQueue: config.temporal.taskQueue,
       connection: { connectTimeout: CONNECT_TIMEOUT },
+      codec: config.codec,
     }));
   return {
     config,

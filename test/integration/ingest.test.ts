@@ -56,6 +56,7 @@ async function runBatch(files: string[]) {
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: env.workflowBundle,
+    dataConverter: env.dataConverter,
     activities: createActivities({ models, retriever, ingest: { leafStore, parentStore, embedder } }),
   });
   const handle = await env.client.workflow.start(ingestWorkflow, { taskQueue, workflowId: `ingest-${randomUUID()}`, args: [{ files }] });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { Context } from '@temporalio/activity';
+import type { DataConverter } from '@temporalio/common';
 import {
   DefaultLogger,
   NativeConnection,
@@ -14,35 +15,54 @@ import { createActivities } from '../../activities';
 import type { ChatModels, Retriever } from '../../activities/ports';
 import type { EvidenceGrade, RewritePlan, ComplexityResult } from '../../core/schemas/model-outputs';
 import type { RetrievalResult } from '../../core/trace/writers';
+import { ragtimeDataConverter } from '../../client/codec/data-converter';
 import { RagClient } from '../../client/rag-client';
+import type { CodecKeyring } from '../../core/codec-keys';
+import { TEST_KEYRING } from '../support/codec-keys';
 import { assertReachable, services } from '../support/services';
 
 /*
  * Workflow tests run the real ragWorkflow on the dev server that `make test` started, with the real activity code
- * wired to scripted adapters (models and retrieval), so only the paid/remote parts are stand-ins.
+ * wired to scripted adapters (models and retrieval), so only the paid/remote parts are stand-ins. Payloads are
+ * encrypted as in production (client/codec, with the test keyring), so every workflow test also runs the codec.
  */
 
 export type WorkflowEnv = {
   client: Client;
   nativeConnection: NativeConnection;
   workflowBundle: WorkflowBundleWithSourceMap;
+  /** The data converter of the client; give it to every worker of the test (Worker.create({ dataConverter })). */
+  dataConverter: DataConverter;
   close(): Promise<void>;
 };
 
+export type WorkflowEnvOptions = {
+  /** The keyring of the client and the workers; default the test keyring, null for plain payloads. */
+  codec?: CodecKeyring | null;
+  /** Another dev server (default: the one `make test` started). */
+  address?: string;
+  /** Workflow interceptor modules to bundle (e.g. OpenTelemetry's). */
+  workflowInterceptorModules?: string[];
+};
+
 /** Connects and bundles the workflows once per test file. */
-export async function openWorkflowEnv(): Promise<WorkflowEnv> {
-  await assertReachable('Temporal (dev server)', services.temporalAddress);
+export async function openWorkflowEnv(options: WorkflowEnvOptions = {}): Promise<WorkflowEnv> {
+  const address = options.address ?? services.temporalAddress;
+  await assertReachable('Temporal (dev server)', address);
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  const connection = await Connection.connect({ address: services.temporalAddress });
-  const nativeConnection = await NativeConnection.connect({ address: services.temporalAddress });
+  const connection = await Connection.connect({ address });
+  const nativeConnection = await NativeConnection.connect({ address });
   const workflowBundle = await bundleWorkflowCode({
     workflowsPath: require.resolve('../../workflows'),
+    workflowInterceptorModules: options.workflowInterceptorModules,
     logger: new DefaultLogger('WARN'),
   });
+  const dataConverter = ragtimeDataConverter(options.codec === undefined ? TEST_KEYRING : options.codec);
   return {
-    client: new Client({ connection }),
+    client: new Client({ connection, dataConverter }),
     nativeConnection,
     workflowBundle,
+    dataConverter,
     async close() {
       await nativeConnection.close();
       await connection.close();
@@ -120,6 +140,7 @@ export async function withWorker<T>(
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: env.workflowBundle,
+    dataConverter: env.dataConverter,
     activities: createActivities({ models, retriever }),
   });
   return worker.runUntil(fn(RagClient.fromClient(env.client, taskQueue), calls, taskQueue));
@@ -139,6 +160,7 @@ export async function createWorker(
   options: Partial<Omit<WorkerOptions, 'connection' | 'taskQueue' | 'workflowBundle' | 'activities'>> = {},
 ): Promise<Worker> {
   return Worker.create({
+    dataConverter: env.dataConverter,
     ...options,
     connection: env.nativeConnection,
     taskQueue,

@@ -37,6 +37,7 @@ function ingestWorker(deps: ReturnType<typeof ingestDoubles>, taskQueue: string,
     taskQueue,
     ...(identity ? { identity } : {}),
     workflowBundle: env.workflowBundle,
+    dataConverter: env.dataConverter,
     activities: createActivities({ models, retriever, ingest: deps }),
   });
 }

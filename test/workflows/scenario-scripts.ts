@@ -89,6 +89,7 @@ export async function startSharedWorker(env: WorkflowEnv): Promise<SharedWorker>
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: env.workflowBundle,
+    dataConverter: env.dataConverter,
     activities: createActivities({ models, retriever }),
   });
   let failure: unknown = null;

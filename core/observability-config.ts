@@ -1,0 +1,113 @@
+import { z } from 'zod';
+import { pythonInt } from './python-text';
+
+/*
+ * Settings of the codec server (the Temporal UI's codec endpoint, docs/SECURITY.md) and of OpenTelemetry
+ * (docs/OBSERVABILITY.md), read by parseConfig (core/config.ts) from the environment.
+ */
+
+/** The hex SHA-256 digest of a bearer token: tokens are configured and kept only as digests. */
+export const TokenDigest = z
+  .string()
+  .regex(/^[0-9a-fA-F]{64}$/, 'not 64 hex digits (a SHA-256 digest)')
+  .transform((hex) => hex.toLowerCase());
+
+type Found = { name: string; value: string };
+type Reader = {
+  found(...names: string[]): Found | undefined;
+  url<T extends string | undefined>(source: Found | undefined, fallback: T, example?: string): string | T;
+};
+type Report = (message: string) => void;
+
+export const OBSERVABILITY_DEFAULTS = {
+  // Next to the dev server's UI port (8233), on loopback: the codec server decrypts, so it is not exposed.
+  RAGTIME_CODEC_PORT: 8234,
+  RAGTIME_CODEC_HOST: '127.0.0.1',
+  // The Temporal UI's port (scripts/env.sh); the codec server's default CORS origins are this UI.
+  TEMPORAL_UI_PORT: 8233,
+  RAGTIME_OTEL_EXPORTER: 'none',
+  // The OTLP/HTTP default of the OpenTelemetry specification.
+  OTEL_EXPORTER_OTLP_ENDPOINT: 'http://localhost:4318',
+} as const;
+
+export const CodecServerSettings = z.object({
+  host: z.string().min(1),
+  port: z.number().int().min(1).max(65535),
+  /** Browser origins allowed to call /encode and /decode (CORS): the Temporal UI. */
+  allowedOrigins: z.array(z.string().min(1)),
+  /** SHA-256 digests (hex) of the bearer tokens the codec server accepts (RAGTIME_CODEC_TOKENS). */
+  tokens: z.array(TokenDigest),
+});
+export type CodecServerSettings = z.infer<typeof CodecServerSettings>;
+
+export const OtelExporter = z.enum(['none', 'console', 'otlp']);
+export type OtelExporter = z.infer<typeof OtelExporter>;
+
+export const TelemetrySettings = z.object({
+  /** RAGTIME_OTEL_EXPORTER: none (default; no SDK, no interceptors), console, or otlp (OTLP over HTTP). */
+  exporter: OtelExporter,
+  /** RAGTIME_OTEL_CONTENT=true: spans may carry questions, prompts, completions and chunk text. Off by default. */
+  includeContent: z.boolean(),
+  /** Where OTLP spans go: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, or OTEL_EXPORTER_OTLP_ENDPOINT + /v1/traces. */
+  otlpTracesUrl: z.string().min(1),
+  /** OTEL_SERVICE_NAME, when set; otherwise each process names itself (ragtime-worker, ragtime-cli…). */
+  serviceName: z.string().min(1).optional(),
+});
+export type TelemetrySettings = z.infer<typeof TelemetrySettings>;
+
+const ORIGIN = /^https?:\/\/[^/\s?#]+$/;
+
+function port(source: Found | undefined, fallback: number, report: Report): number {
+  if (source === undefined) return fallback;
+  const value = pythonInt(source.value);
+  if (value !== null && value >= 1 && value <= 65535) return value;
+  report(`${source.name}=${JSON.stringify(source.value)} is not a port number (1-65535): set one, or unset it to use the default ${fallback}`);
+  return fallback;
+}
+
+export function readCodecServerSettings(read: Reader, report: Report): CodecServerSettings {
+  const D = OBSERVABILITY_DEFAULTS;
+  const uiPort = port(read.found('TEMPORAL_UI_PORT'), D.TEMPORAL_UI_PORT, report);
+  const originsSource = read.found('RAGTIME_CODEC_CORS_ORIGINS');
+  const origins = originsSource?.value.split(',').map((origin) => origin.trim().replace(/\/+$/, '')).filter((origin) => origin !== '');
+  for (const origin of origins ?? []) {
+    if (!ORIGIN.test(origin)) report(`RAGTIME_CODEC_CORS_ORIGINS: ${JSON.stringify(origin)} is not an origin such as http://127.0.0.1:${uiPort} (scheme, host and port, no path)`);
+  }
+  const tokensSource = read.found('RAGTIME_CODEC_TOKENS');
+  const tokens = (tokensSource?.value.split(',') ?? []).map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const hashes: string[] = [];
+  tokens.forEach((entry, index) => {
+    const parsed = TokenDigest.safeParse(entry.replace(/^sha256:/i, ''));
+    // The entry is not quoted: a raw token pasted by mistake must not reach a log.
+    if (parsed.success) hashes.push(parsed.data);
+    else report(`RAGTIME_CODEC_TOKENS: entry ${index + 1} is not a SHA-256 digest (64 hex digits); print one with \`printf %s "$TOKEN" | sha256sum\``);
+  });
+  return {
+    host: read.found('RAGTIME_CODEC_HOST')?.value ?? D.RAGTIME_CODEC_HOST,
+    port: port(read.found('RAGTIME_CODEC_PORT'), D.RAGTIME_CODEC_PORT, report),
+    allowedOrigins: origins ?? [`http://127.0.0.1:${uiPort}`, `http://localhost:${uiPort}`],
+    tokens: hashes,
+  };
+}
+
+export function readTelemetrySettings(read: Reader, report: Report): TelemetrySettings {
+  const D = OBSERVABILITY_DEFAULTS;
+  const exporterSource = read.found('RAGTIME_OTEL_EXPORTER');
+  const exporter = OtelExporter.safeParse(exporterSource?.value.toLowerCase() ?? D.RAGTIME_OTEL_EXPORTER);
+  if (!exporter.success) {
+    report(`RAGTIME_OTEL_EXPORTER=${JSON.stringify(exporterSource?.value)} is not one of none, console, otlp: set one, or unset it (none)`);
+  }
+  const contentSource = read.found('RAGTIME_OTEL_CONTENT');
+  const content = contentSource?.value.toLowerCase();
+  if (content !== undefined && content !== 'true' && content !== 'false') {
+    report(`RAGTIME_OTEL_CONTENT=${JSON.stringify(contentSource?.value)} is not true or false: set one, or unset it (false)`);
+  }
+  const tracesUrl = read.url(read.found('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT'), undefined, 'http://127.0.0.1:4318/v1/traces');
+  const baseUrl = read.url(read.found('OTEL_EXPORTER_OTLP_ENDPOINT'), D.OTEL_EXPORTER_OTLP_ENDPOINT, 'http://127.0.0.1:4318');
+  return {
+    exporter: exporter.success ? exporter.data : 'none',
+    includeContent: content === 'true',
+    otlpTracesUrl: tracesUrl ?? `${baseUrl.replace(/\/+$/, '')}/v1/traces`,
+    serviceName: read.found('OTEL_SERVICE_NAME')?.value,
+  };
+}
