@@ -1,4 +1,5 @@
 import type { GradeStepResult } from '../core/graph/grade-step';
+import type { AuditBatch } from '../core/schemas/audit';
 import type { ComplexityPlan } from '../core/graph/plan-complexity';
 import type { EvidenceGrade } from '../core/schemas/model-outputs';
 import type { Chunk } from '../core/schemas/retrieved-chunk';
@@ -45,4 +46,16 @@ export interface RagActivities {
   gradeEvidence(input: GradeEvidenceInput): Promise<ActivityResult<GradeEvidenceData>>;
   /** spec §4.7.1: one rewrite plan, composed into the rewritten query. */
   planRewrite(input: PlanRewriteInput): Promise<ActivityResult<Rewrite>>;
+}
+
+/** How many rows and events a recordAudit call inserted now (already recorded ones are ignored). */
+export type AuditRecordResult = { invocations: number; events: number };
+
+export interface AuditActivities {
+  /**
+   * DESIGN §5 layer B: writes a run's tool invocations and timeline events to the audit store, idempotently (keyed
+   * on workflow id, run id and step or key), so retries, worker restarts and replays never duplicate a row. It
+   * writes no trace: the audit is a record of the run, not part of it.
+   */
+  recordAudit(batch: AuditBatch): Promise<AuditRecordResult>;
 }

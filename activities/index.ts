@@ -1,7 +1,8 @@
-import type { RagActivities } from './contracts';
+import { auditActivities } from './audit-activities';
+import type { AuditActivities, RagActivities } from './contracts';
 import { ingestActivities, type IngestDeps } from './ingest-activities';
 import { modelActivities } from './model-activities';
-import type { ChatModels, Retriever } from './ports';
+import type { AuditStore, ChatModels, Retriever } from './ports';
 import { retrievalActivities } from './retrieval-activities';
 
 export type ActivityDeps = {
@@ -9,15 +10,18 @@ export type ActivityDeps = {
   retriever: Retriever;
   /** The knowledge store for ingestFile; without it, ingestFile fails with INVALID_CONFIG. */
   ingest?: IngestDeps;
+  /** The audit store for recordAudit; without it, recordAudit records nothing (and says so once). */
+  audit?: AuditStore;
 };
 
 /** Every activity of ragtime, wired to the adapters it is given (workers/ builds them from config). */
 export const createActivities = (deps: ActivityDeps) => ({
   ...(({ ...modelActivities(deps.models), ...retrievalActivities(deps.retriever) }) satisfies RagActivities),
   ...ingestActivities(deps.ingest),
+  ...(auditActivities(deps.audit) satisfies AuditActivities),
 });
 
 export type Activities = ReturnType<typeof createActivities>;
-export type { RagActivities } from './contracts';
+export type { AuditActivities, RagActivities } from './contracts';
 export type { IngestActivities, IngestDeps } from './ingest-activities';
-export type { ChatModels, Retriever } from './ports';
+export type { AuditStore, ChatModels, Retriever } from './ports';

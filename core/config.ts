@@ -34,6 +34,8 @@ export const RagConfig = z.object({
     .extend({ provider: ModelProvider }),
   /** DATABASE_URL (PostgreSQL) when set; else SQLite files under RAGTIME_DATA_DIR. */
   database: z.object({ url: text.optional(), dataDir: text }),
+  /** The audit store (DESIGN §5 layer B): AUDIT_INCLUDE_CONTENT keeps query text and evidence previews (off by default). */
+  audit: z.object({ includeContent: z.boolean() }),
   /** Payload encryption (docs/SECURITY.md): the keyring, or null when no key is configured (plain payloads). */
   codec: CodecKeyring.nullable(),
   /** `ragtime codec-server`, the codec endpoint of the Temporal UI (docs/SECURITY.md). */
@@ -141,6 +143,17 @@ function modelProvider(source: Found | undefined, models: ModelSettings, report:
   return provider.data;
 }
 
+/**
+ * A switch that changes what is persisted: exactly "true" or "false" (surrounding blanks ignored), so that a typo
+ * such as "ture" or "1" is reported rather than silently read as off (or on).
+ */
+function strictBoolean(source: Found | undefined, fallback: boolean, report: (message: string) => void): boolean {
+  if (source === undefined) return fallback;
+  if (source.value === 'true' || source.value === 'false') return source.value === 'true';
+  report(`${source.name}=${quote(source.value)} is not true or false: set one, or unset it to use the default ${fallback}`);
+  return fallback;
+}
+
 const configFromEnv = (files: ConfigFiles | undefined) => z
   .record(z.string(), z.string().optional())
   .transform((env, ctx): z.input<typeof RagConfig> => {
@@ -194,6 +207,7 @@ const configFromEnv = (files: ConfigFiles | undefined) => z
         answerModel: read.text('MODEL'),
       }),
       database: { url: read.text('DATABASE_URL'), dataDir },
+      audit: { includeContent: strictBoolean(read.found('AUDIT_INCLUDE_CONTENT'), false, report) },
       codec: readCodecKeyring({ keys: read.found('RAGTIME_CODEC_KEYS'), keyFile: read.found('RAGTIME_CODEC_KEY_FILE'), dataDir }, files, report),
       codecServer: readCodecServerSettings(read, report),
       telemetry: readTelemetrySettings(read, report),

@@ -6,8 +6,9 @@ import { createMilvusLeafStore } from '../activities/adapters/milvus-leaf-store'
 import { createOfflineChatModels } from '../activities/adapters/offline-chat-models';
 import { createOpenAiEmbedder } from '../activities/adapters/openai-embedder';
 import { selectChatModels, type ChatModelsChoice } from '../activities/adapters/select-chat-models';
+import { createAuditStore } from '../activities/adapters/sql-audit-store';
 import { createParentStore } from '../activities/adapters/sql-parent-store';
-import type { Embedder, LeafStore, ParentStore, Retriever } from '../activities/ports';
+import type { AuditStore, Embedder, LeafStore, ParentStore, Retriever } from '../activities/ports';
 import { createRetriever } from '../activities/retrieval/retrieve-documents';
 
 export type Adapters = {
@@ -18,12 +19,21 @@ export type Adapters = {
   retriever: Retriever;
   /** Where the parent store lives, for start-up lines (no credentials). */
   parentStoreLocation: string;
+  /** The audit store of DESIGN §5 layer B (recordAudit; the Trace API reads it). */
+  audit: AuditStore;
+  /** Where the audit store lives and whether it keeps content, for start-up lines (no credentials). */
+  auditLocation: string;
   close(): Promise<void>;
 };
 
 /** The SQLite file of the parent store when no DATABASE_URL is set. */
 export function sqliteFileOf(config: RagConfig): string {
   return path.resolve(config.database.dataDir, 'ragtime.sqlite');
+}
+
+/** The SQLite file of the audit store when no DATABASE_URL is set. */
+export function auditSqliteFileOf(config: RagConfig): string {
+  return path.resolve(config.database.dataDir, 'audit.sqlite');
 }
 
 /** Builds every adapter from the configuration: the one place that decides what talks to what. */
@@ -37,6 +47,11 @@ export function buildAdapters(config: RagConfig): Adapters {
     dim: config.embeddings.dim,
   });
   const parentStore = createParentStore({ databaseUrl: config.database.url, sqliteFile: sqliteFileOf(config) });
+  const audit = createAuditStore({
+    databaseUrl: config.database.url,
+    sqliteFile: auditSqliteFileOf(config),
+    includeContent: config.audit.includeContent,
+  });
   const retriever = createRetriever({
     embedder,
     leafStore,
@@ -52,8 +67,12 @@ export function buildAdapters(config: RagConfig): Adapters {
     parentStore,
     retriever,
     parentStoreLocation: config.database.url ? 'PostgreSQL (DATABASE_URL)' : sqliteFileOf(config),
+    audit,
+    auditLocation:
+      `${config.database.url ? 'PostgreSQL (DATABASE_URL)' : auditSqliteFileOf(config)}, ` +
+      `content ${config.audit.includeContent ? 'kept (AUDIT_INCLUDE_CONTENT=true)' : 'not kept'}`,
     async close() {
-      await Promise.allSettled([leafStore.close(), parentStore.close()]);
+      await Promise.allSettled([leafStore.close(), parentStore.close(), audit.close()]);
     },
   };
 }

@@ -34,6 +34,7 @@ export async function runWorker(config: RagConfig, options: WorkerOptions = {}):
           models: adapters.chat.models,
           retriever: adapters.retriever,
           ingest: { leafStore: adapters.leafStore, parentStore: adapters.parentStore, embedder: adapters.embedder },
+          audit: adapters.audit,
         }),
       });
       log(
@@ -42,6 +43,7 @@ export async function runWorker(config: RagConfig, options: WorkerOptions = {}):
           `  embeddings:  ${config.embeddings.model} (${config.embeddings.dim}-d) at ${config.embeddings.baseUrl}\n` +
           `  milvus:      ${config.milvus.address}, collection ${config.milvus.collection}\n` +
           `  parents:     ${adapters.parentStoreLocation}\n` +
+          `  audit:       ${adapters.auditLocation}\n` +
           `  rerank:      ${config.rerank.enabled ? `${config.rerank.model} at ${config.rerank.endpoint}` : 'off'}\n` +
           `  payloads:    ${describePayloadEncryption(config.codec)}`,
       );

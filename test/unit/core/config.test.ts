@@ -31,6 +31,8 @@ describe('parseConfig defaults (spec §1, DESIGN.md §6)', () => {
         answerModel: undefined,
       },
       database: { url: undefined, dataDir: '.data' },
+      // AUDIT_INCLUDE_CONTENT: test/unit/core/audit-config.test.ts.
+      audit: { includeContent: false },
       // Payload encryption, the codec server and OpenTelemetry: test/unit/core/codec-config.test.ts.
       codec: null,
       codecServer: { host: '127.0.0.1', port: 8234, allowedOrigins: ['http://127.0.0.1:8233', 'http://localhost:8233'], tokens: [] },
