@@ -1,5 +1,5 @@
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
-import { WorkflowFailedError, WorkflowUpdateFailedError } from '@temporalio/client';
+import { WorkflowFailedError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
 import { RagError, RagErrorCode } from '../core/errors';
 
 function applicationFailureIn(error: unknown): ApplicationFailure | null {
@@ -40,4 +40,43 @@ export function toRagError(error: unknown, workflowId: string): RagError {
     return new RagError('NOT_AWAITING_INPUT', `run "${workflowId}" has finished; it takes no more answers (start a new run with resumeFrom to continue)`, { cause: error });
   }
   return new RagError('SERVICE_UNAVAILABLE', `Temporal call for "${workflowId}" failed: ${message}`, { cause: error });
+}
+
+/** The messages of an error and its causes, outermost first. */
+function messagesOf(error: unknown): string[] {
+  const messages: string[] = [];
+  for (let current = error; current instanceof Error && messages.length < 10; current = (current as { cause?: unknown }).cause) {
+    messages.push(current.message);
+  }
+  return messages;
+}
+
+/**
+ * When the server refuses an update because the run's workflow task keeps failing, the reason is on the worker's
+ * side and recorded in the history (WorkflowTaskFailed). The usual one is a worker that cannot decrypt what this
+ * client sent — the codec keys differ — which becomes a typed CODEC_KEY_UNKNOWN / PAYLOAD_DECRYPT_FAILED error
+ * quoting the worker's message (key ids only); any other reason a SERVICE_UNAVAILABLE naming it. Null when the
+ * error is of another kind.
+ */
+export async function explainWorkflowTaskFailure(temporal: Client, workflowId: string, error: unknown): Promise<RagError | null> {
+  if (!messagesOf(error).some((message) => /workflow task in failed state/i.test(message))) return null;
+  let reason: string | undefined;
+  try {
+    const history = await temporal.workflow.getHandle(workflowId).fetchHistory();
+    reason = history.events?.flatMap((event) => event.workflowTaskFailedEventAttributes?.failure?.message ?? []).at(-1);
+  } catch {
+    // No history to read (e.g. no permission): the generic explanation below still names the likely cause.
+  }
+  if (reason !== undefined && /which this process does not hold/.test(reason)) {
+    return new RagError('CODEC_KEY_UNKNOWN', `the worker cannot decrypt run "${workflowId}"; it reports: ${reason}`, { cause: error });
+  }
+  if (reason !== undefined && /failed authentication with key/.test(reason)) {
+    return new RagError('PAYLOAD_DECRYPT_FAILED', `the worker cannot decrypt run "${workflowId}"; it reports: ${reason}`, { cause: error });
+  }
+  return new RagError(
+    'SERVICE_UNAVAILABLE',
+    `the worker fails run "${workflowId}" before it starts${reason === undefined ? '' : `: ${reason}`}; see the worker's log ` +
+      '(a worker without this client\'s codec keys fails this way)',
+    { cause: error },
+  );
 }

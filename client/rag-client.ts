@@ -25,7 +25,7 @@ import {
 import type { ragWorkflow } from '../workflows/rag-workflow';
 import { RAG_SESSION_ID, RAG_STATUS } from '../workflows/search-attributes';
 import { ragtimeDataConverter } from './codec/data-converter';
-import { toRagError } from './errors';
+import { explainWorkflowTaskFailure, toRagError } from './errors';
 
 export type RagClientOptions = {
   /** Temporal frontend, e.g. "127.0.0.1:7233". */
@@ -127,7 +127,8 @@ export class RagClient {
       return await this.temporal.workflow.executeUpdateWithStart(awaitOutcomeUpdate, { startWorkflowOperation: start });
     } catch (error) {
       if (error instanceof WorkflowExecutionAlreadyStartedError) return this.getOutcome(workflowId);
-      throw toRagError(error, workflowId);
+      // A worker that cannot decrypt the input fails the workflow task; the server then refuses the update.
+      throw (await explainWorkflowTaskFailure(this.temporal, workflowId, error)) ?? toRagError(error, workflowId);
     }
   }
 
@@ -138,7 +139,7 @@ export class RagClient {
     try {
       return await this.temporal.workflow.getHandle(workflowId).executeUpdate(submitHitlAnswerUpdate, { args: [text] });
     } catch (error) {
-      throw toRagError(error, workflowId);
+      throw (await explainWorkflowTaskFailure(this.temporal, workflowId, error)) ?? toRagError(error, workflowId);
     }
   }
 

@@ -1,0 +1,68 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { pollUntil, REPO_ROOT } from './services';
+
+/*
+ * A Temporal dev server of a test's own, on a free loopback port with its own SQLite file, for tests that read the
+ * server's storage (the shared one of `make test` holds every other test's runs). Same binary and search
+ * attributes as scripts/services.sh; no Web UI.
+ */
+
+const TEMPORAL = path.join(REPO_ROOT, '.venv', 'bin', 'temporal');
+// As scripts/services.sh registers them (workflows/search-attributes.ts).
+const SEARCH_ATTRIBUTES = ['RagSessionId=Keyword', 'RagStatus=Keyword', 'RagRoute=Keyword', 'RagComplexity=Keyword', 'RagHitlRounds=Int'];
+
+export type PrivateDevServer = { address: string; dbFile: string; stop(): Promise<void> };
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const exited = (child: ChildProcess) =>
+  new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
+
+/** Starts the server with its database at `dir`/temporal.db and waits until it answers. */
+export async function startPrivateDevServer(dir: string): Promise<PrivateDevServer> {
+  if (!existsSync(TEMPORAL)) throw new Error(`${TEMPORAL} is missing: run scripts/setup.sh (make setup)`);
+  const port = await freePort();
+  const address = `127.0.0.1:${port}`;
+  const dbFile = path.join(dir, 'temporal.db');
+  const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--headless', '--db-filename', dbFile, '--log-level', 'error'];
+  for (const attribute of SEARCH_ATTRIBUTES) args.push('--search-attribute', attribute);
+  const child = spawn(TEMPORAL, args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = `${stderr}${chunk.toString()}`.slice(-2000);
+  });
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+    await exited(child);
+  };
+  try {
+    await pollUntil(
+      `the private dev server on ${address}`,
+      async () => {
+        if (child.exitCode !== null) throw new Error(`it exited with code ${child.exitCode}: ${stderr}`);
+        const ok = await new Promise<boolean>((resolve) => {
+          const probe = spawn(TEMPORAL, ['operator', 'namespace', 'describe', '--namespace', 'default', '--address', address, '--command-timeout', '3s'], { stdio: 'ignore' });
+          probe.once('exit', (code) => resolve(code === 0));
+        });
+        return ok ? true : undefined;
+      },
+      { timeoutMs: 60_000, intervalMs: 500 },
+    );
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { address, dbFile, stop };
+}
