@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { describeZodError, RagError } from './errors';
 import { pythonFloat, pythonInt, pythonStrip } from './python-text';
+import { ApiToken, parseApiTokenList, parseApiTokensFile } from './schemas/api-tokens';
 import { CodecKeyring, readCodecKeyring, type ConfigFiles } from './codec-keys';
 import { CodecServerSettings, OBSERVABILITY_DEFAULTS, TelemetrySettings, readCodecServerSettings, readTelemetrySettings } from './observability-config';
 import { RerankSettings, resolveRerankSettings } from './retrieval/rerank-config';
@@ -36,6 +37,19 @@ export const RagConfig = z.object({
   database: z.object({ url: text.optional(), dataDir: text }),
   /** The audit store (DESIGN §5 layer B): AUDIT_INCLUDE_CONTENT keeps query text and evidence previews (off by default). */
   audit: z.object({ includeContent: z.boolean() }),
+  /**
+   * The HTTP API (`ragtime serve`): token hashes by tenant from RAGTIME_API_TOKENS and RAGTIME_API_TOKENS_FILE (read
+   * through `files`, as the codec key file), where to listen, and the request body limit.
+   */
+  api: z.object({
+    tokens: z.array(ApiToken),
+    tokensFile: text.optional(),
+    port: z.number().int().min(1).max(65535),
+    host: text,
+    bodyLimitBytes: z.number().int().min(1),
+    /** Browser origins allowed to call the API (CORS), from RAGTIME_API_CORS_ORIGINS; none by default. */
+    corsOrigins: z.array(text),
+  }),
   /** Payload encryption (docs/SECURITY.md): the keyring, or null when no key is configured (plain payloads). */
   codec: CodecKeyring.nullable(),
   /** `ragtime codec-server`, the codec endpoint of the Temporal UI (docs/SECURITY.md). */
@@ -66,6 +80,10 @@ export const ENV_DEFAULTS = {
   EMBEDDING_DIM: 384,
   // Where local state lives (SQLite parent store, logs of the local services); relative to the working directory.
   RAGTIME_DATA_DIR: '.data',
+  // The HTTP API: loopback only unless asked, and 64 KiB bodies (a question or an answer is at most 2,000 characters).
+  RAGTIME_API_PORT: 8280,
+  RAGTIME_API_HOST: '127.0.0.1',
+  RAGTIME_API_BODY_LIMIT_BYTES: 64 * 1024,
   // The codec server and OpenTelemetry (core/observability-config.ts).
   ...OBSERVABILITY_DEFAULTS,
 } as const;
@@ -154,6 +172,46 @@ function strictBoolean(source: Found | undefined, fallback: boolean, report: (me
   return fallback;
 }
 
+/**
+ * RAGTIME_API_TOKENS and RAGTIME_API_TOKENS_FILE (both may be set; their tokens add up). Bad entries are reported by
+ * position; a value is never quoted, since someone may have pasted a raw token instead of its hash.
+ */
+function apiTokens(list: Found | undefined, file: Found | undefined, files: ConfigFiles | undefined, report: (message: string) => void): ApiToken[] {
+  const take = ({ tokens, problems }: { tokens: ApiToken[]; problems: string[] }) => {
+    problems.forEach(report);
+    return tokens;
+  };
+  const fromList = list === undefined ? [] : take(parseApiTokenList(list.value));
+  if (file === undefined) return fromList;
+  if (files === undefined) {
+    report('RAGTIME_API_TOKENS_FILE is set, but this caller reads no files: build the config with loadConfig (client/load-config.ts)');
+    return fromList;
+  }
+  let text: string | null;
+  try {
+    text = files.readText(file.value);
+  } catch (error) {
+    report(`RAGTIME_API_TOKENS_FILE ${file.value} cannot be read (${(error as { code?: string }).code ?? 'error'}): check its permissions`);
+    return fromList;
+  }
+  if (text === null) {
+    report(`RAGTIME_API_TOKENS_FILE=${file.value}: no such file; write a JSON array of {"tenant": "…", "sha256": "…"} there`);
+    return fromList;
+  }
+  return [...fromList, ...take(parseApiTokensFile(text, file.value))];
+}
+
+const API_ORIGIN = /^https?:\/\/[^/\s]+$/;
+
+/** RAGTIME_API_CORS_ORIGINS: comma-separated origins (scheme, host, port; no path). */
+function apiCorsOrigins(source: Found | undefined, report: (message: string) => void): string[] {
+  const origins = (source?.value ?? '').split(',').map((origin) => origin.trim().replace(/\/+$/, '')).filter((origin) => origin !== '');
+  for (const origin of origins) {
+    if (!API_ORIGIN.test(origin)) report(`RAGTIME_API_CORS_ORIGINS: ${quote(origin)} is not an origin such as https://app.example.com (scheme, host and port, no path)`);
+  }
+  return origins;
+}
+
 const configFromEnv = (files: ConfigFiles | undefined) => z
   .record(z.string(), z.string().optional())
   .transform((env, ctx): z.input<typeof RagConfig> => {
@@ -208,6 +266,14 @@ const configFromEnv = (files: ConfigFiles | undefined) => z
       }),
       database: { url: read.text('DATABASE_URL'), dataDir },
       audit: { includeContent: strictBoolean(read.found('AUDIT_INCLUDE_CONTENT'), false, report) },
+      api: {
+        tokens: apiTokens(read.found('RAGTIME_API_TOKENS'), read.found('RAGTIME_API_TOKENS_FILE'), files, report),
+        tokensFile: read.text('RAGTIME_API_TOKENS_FILE'),
+        port: read.strict(read.found('RAGTIME_API_PORT'), D.RAGTIME_API_PORT, PORT),
+        host: read.text('RAGTIME_API_HOST') ?? D.RAGTIME_API_HOST,
+        bodyLimitBytes: read.strict(read.found('RAGTIME_API_BODY_LIMIT_BYTES'), D.RAGTIME_API_BODY_LIMIT_BYTES, POSITIVE_INTEGER),
+        corsOrigins: apiCorsOrigins(read.found('RAGTIME_API_CORS_ORIGINS'), report),
+      },
       codec: readCodecKeyring({ keys: read.found('RAGTIME_CODEC_KEYS'), keyFile: read.found('RAGTIME_CODEC_KEY_FILE'), dataDir }, files, report),
       codecServer: readCodecServerSettings(read, report),
       telemetry: readTelemetrySettings(read, report),

@@ -1,0 +1,62 @@
+import { z } from 'zod';
+
+/*
+ * Who may call the HTTP API (`ragtime serve`): bearer tokens mapped to tenants. Only the SHA-256 of a token is ever
+ * configured or stored; `ragtime token hash <token>` prints it. Several hashes per tenant allow rotation.
+ */
+
+/** A tenant name: short and plain, since it appears in logs and the session_owner table. */
+export const TenantName = z
+  .string()
+  .min(1, 'tenant name is empty')
+  .max(64, 'tenant name is longer than 64 characters')
+  .regex(/^[\w.-]+$/, 'tenant name may hold letters, digits and _ . - only');
+
+/** The hex SHA-256 digest of a token (64 hex digits, stored lower-case). */
+export const TokenSha256 = z
+  .string()
+  .regex(/^[0-9a-fA-F]{64}$/, 'token hash is not 64 hex digits (a SHA-256 digest); print one with `ragtime token hash <token>`')
+  .transform((hex) => hex.toLowerCase());
+
+export const ApiToken = z.strictObject({ tenant: TenantName, sha256: TokenSha256 });
+export type ApiToken = z.output<typeof ApiToken>;
+
+/** RAGTIME_API_TOKENS_FILE: a JSON array of `{ "tenant": "…", "sha256": "…" }`. */
+export const ApiTokensFile = z.array(ApiToken);
+
+/**
+ * RAGTIME_API_TOKENS: "tenantA:sha256hex,tenantB:sha256hex" (blanks around entries ignored). Returns the tokens, or
+ * the problems found, each naming the entry by position (never its hash, in case someone pasted a raw token there).
+ */
+export function parseApiTokenList(text: string): { tokens: ApiToken[]; problems: string[] } {
+  const tokens: ApiToken[] = [];
+  const problems: string[] = [];
+  const entries = text.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
+  entries.forEach((entry, index) => {
+    const colon = entry.lastIndexOf(':');
+    const parsed = ApiToken.safeParse(colon < 0 ? { tenant: entry, sha256: '' } : { tenant: entry.slice(0, colon).trim(), sha256: entry.slice(colon + 1).trim() });
+    if (parsed.success) tokens.push(parsed.data);
+    else {
+      const why = parsed.error.issues.map((issue) => issue.message).join('; ');
+      problems.push(`RAGTIME_API_TOKENS: entry ${index + 1} is not "tenant:sha256hex": ${why}`);
+    }
+  });
+  return { tokens, problems };
+}
+
+/** RAGTIME_API_TOKENS_FILE's text: the tokens, or the problems found (by position; hashes are never quoted). */
+export function parseApiTokensFile(text: string, path: string): { tokens: ApiToken[]; problems: string[] } {
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    return { tokens: [], problems: [`RAGTIME_API_TOKENS_FILE ${path} is not JSON: write an array of {"tenant": "…", "sha256": "…"}`] };
+  }
+  const parsed = ApiTokensFile.safeParse(json);
+  if (parsed.success) return { tokens: parsed.data, problems: [] };
+  const where = (issuePath: PropertyKey[]) => (issuePath.length === 0 ? 'the file' : `entry ${Number(issuePath[0]) + 1}${issuePath.length > 1 ? ` (${issuePath.slice(1).join('.')})` : ''}`);
+  return {
+    tokens: [],
+    problems: parsed.error.issues.map((issue) => `RAGTIME_API_TOKENS_FILE ${path}: ${where(issue.path)}: ${issue.message}; expected an array of {"tenant": "…", "sha256": "…"}`),
+  };
+}
