@@ -1,0 +1,72 @@
+import { openSqlDatabase, type SqlBackend, type SqlLocation, sqlCall } from './sql/database';
+import { migrateSessionOwners, type SessionOwnerDatabase } from './sql/session-owner-schema';
+
+/*
+ * Which tenant owns a session, for the HTTP API's tenancy rule: a session belongs to the tenant whose request
+ * created it, and every other tenant is told it does not exist. Kept in the same SQL database as the audit store
+ * (a SQLite file by default, PostgreSQL when DATABASE_URL is set), in its own table with its own migrations.
+ *
+ * It lives with the other SQL adapters rather than in client/http because it is a store like them (same
+ * connection helper, error wrapping and migration pattern); only the HTTP server uses it.
+ */
+
+export type SessionOwnerStore = {
+  /**
+   * Makes `tenant` the owner of `sessionId` unless someone owns it already, and returns the owner. Atomic: of two
+   * tenants claiming a new session at once, exactly one wins and both learn who.
+   */
+  claim(sessionId: string, tenant: string): Promise<string>;
+  /** The owner of a session, or null when no tenant has claimed it. */
+  ownerOf(sessionId: string): Promise<string | null>;
+  close(): Promise<void>;
+};
+
+export type SqlSessionOwnerStore = SessionOwnerStore & {
+  readonly backend: SqlBackend;
+  /** Runs the migrations (also run lazily by the first operation); resolves to the names applied now. */
+  migrate(): Promise<string[]>;
+};
+
+const STORE = 'session owner store';
+
+/** Opens the store. Nothing touches the database until the first operation (or `migrate()`). */
+export function createSessionOwnerStore(location: SqlLocation): SqlSessionOwnerStore {
+  const { db, backend, where } = openSqlDatabase<SessionOwnerDatabase>(location);
+  const call = <T>(operation: string, run: () => Promise<T>) => sqlCall(STORE, where, operation, run);
+
+  let migrated: Promise<string[]> | undefined;
+  const migrate = (): Promise<string[]> => {
+    // A failed attempt is forgotten, so the next operation tries again (e.g. once PostgreSQL is back).
+    migrated ??= call('migration', () => migrateSessionOwners(db)).catch((error: unknown) => {
+      migrated = undefined;
+      throw error;
+    });
+    return migrated;
+  };
+  const ready = async <T>(operation: string, run: () => Promise<T>): Promise<T> => {
+    await migrate();
+    return call(operation, run);
+  };
+  const ownerOf = async (sessionId: string): Promise<string | null> => {
+    const row = await db.selectFrom('session_owner').select('tenant').where('session_id', '=', sessionId).executeTakeFirst();
+    return row?.tenant ?? null;
+  };
+
+  return {
+    backend,
+    migrate,
+    claim: (sessionId, tenant) =>
+      ready('claim', async () => {
+        await db
+          .insertInto('session_owner')
+          .values({ session_id: sessionId, tenant })
+          .onConflict((conflict) => conflict.column('session_id').doNothing())
+          .execute();
+        const owner = await ownerOf(sessionId);
+        if (owner === null) throw new Error(`session ${JSON.stringify(sessionId)} has no owner right after it was claimed`);
+        return owner;
+      }),
+    ownerOf: (sessionId) => ready('ownerOf', () => ownerOf(sessionId)),
+    close: () => db.destroy(),
+  };
+}

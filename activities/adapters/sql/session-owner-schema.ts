@@ -1,0 +1,44 @@
+import { type ColumnType, type Kysely, sql } from 'kysely';
+import { type Migration, Migrator } from 'kysely/migration';
+
+/** `session_owner`: which tenant of the HTTP API created a session (its first run). */
+export type SessionOwnerTable = {
+  session_id: string;
+  tenant: string;
+  /** Set by the database on insert (SQLite returns text, PostgreSQL a Date); never written by the store. */
+  created_at: ColumnType<Date | string, never, never>;
+};
+
+export type SessionOwnerDatabase = { session_owner: SessionOwnerTable };
+
+/* One set of migrations for SQLite and PostgreSQL. Add migrations, never edit one that has shipped. */
+const MIGRATIONS: Record<string, Migration> = {
+  '0001_session_owner': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('session_owner')
+        .ifNotExists()
+        .addColumn('session_id', 'text', (c) => c.primaryKey())
+        .addColumn('tenant', 'text', (c) => c.notNull())
+        .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`CURRENT_TIMESTAMP`))
+        .execute();
+    },
+  },
+};
+
+// Own bookkeeping tables, so that the audit and parent stores keep their own kysely migrations in the same database.
+const MIGRATION_TABLE = 'ragtime_session_owner_migration';
+const MIGRATION_LOCK_TABLE = 'ragtime_session_owner_migration_lock';
+
+/** Brings the schema to the latest version (idempotent; concurrent callers wait on kysely's migration lock). */
+export async function migrateSessionOwners(db: Kysely<SessionOwnerDatabase>): Promise<string[]> {
+  const migrator = new Migrator({
+    db,
+    provider: { getMigrations: async () => MIGRATIONS },
+    migrationTableName: MIGRATION_TABLE,
+    migrationLockTableName: MIGRATION_LOCK_TABLE,
+  });
+  const { error, results = [] } = await migrator.migrateToLatest();
+  if (error !== undefined) throw error;
+  return results.filter((r) => r.status === 'Success').map((r) => r.migrationName);
+}
