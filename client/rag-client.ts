@@ -103,26 +103,8 @@ export class RagClient {
    * (update-with-start). Bad input is refused before anything starts.
    */
   async ask(question: string | undefined, options: AskOptions): Promise<RagOutcome> {
-    const parsed = RagWorkflowInput.safeParse({ question, sessionId: options.sessionId, hitl: options.hitl, resumeFrom: options.resumeFrom });
-    if (!parsed.success) throw new RagError('INVALID_INPUT', describeZodError('invalid question', parsed.error));
-    const input = parsed.data;
-    const workflowId = options.workflowId ?? newRagWorkflowId(input.sessionId);
-    const summary = input.question ?? `resume: ${options.resumeFrom?.answer ?? ''}`;
-    const start = new WithStartWorkflowOperation<typeof ragWorkflow>('ragWorkflow', {
-      workflowId,
-      taskQueue: this.taskQueue,
-      args: [input],
-      // A running run with this id is joined (USE_EXISTING); a finished one is not started again (REJECT_DUPLICATE),
-      // its outcome is read instead — so a retried `ask` never runs the graph twice.
-      workflowIdConflictPolicy: 'USE_EXISTING',
-      workflowIdReusePolicy: 'REJECT_DUPLICATE',
-      staticSummary: shorten(summary),
-      typedSearchAttributes: [
-        { key: RAG_SESSION_ID, value: input.sessionId },
-        { key: RAG_STATUS, value: 'running' },
-      ],
-      memo: { sessionId: input.sessionId, question: shorten(summary) },
-    });
+    const { workflowId, startOptions } = this.prepareStart(question, options);
+    const start = new WithStartWorkflowOperation<typeof ragWorkflow>('ragWorkflow', startOptions);
     try {
       return await this.temporal.workflow.executeUpdateWithStart(awaitOutcomeUpdate, { startWorkflowOperation: start });
     } catch (error) {
@@ -130,6 +112,49 @@ export class RagClient {
       // A worker that cannot decrypt the input fails the workflow task; the server then refuses the update.
       throw (await explainWorkflowTaskFailure(this.temporal, workflowId, error)) ?? toRagError(error, workflowId);
     }
+  }
+
+  /**
+   * Starts a run and returns at once, without its outcome: for callers that follow it live (`getProgress`, the HTTP
+   * API's progress stream) and read the outcome later. Bad input is refused before anything starts; with a
+   * `workflowId` that already ran or runs, that run is returned (no second start).
+   */
+  async start(question: string | undefined, options: AskOptions): Promise<{ workflowId: string; runId: string; sessionId: string }> {
+    const { workflowId, sessionId, startOptions } = this.prepareStart(question, options);
+    try {
+      const handle = await this.temporal.workflow.start<typeof ragWorkflow>('ragWorkflow', startOptions);
+      return { workflowId, runId: handle.firstExecutionRunId, sessionId };
+    } catch (error) {
+      if (error instanceof WorkflowExecutionAlreadyStartedError) {
+        const outcome = await this.getOutcome(workflowId);
+        return { workflowId, runId: outcome.runId, sessionId: outcome.sessionId };
+      }
+      throw toRagError(error, workflowId);
+    }
+  }
+
+  private prepareStart(question: string | undefined, options: AskOptions) {
+    const parsed = RagWorkflowInput.safeParse({ question, sessionId: options.sessionId, hitl: options.hitl, resumeFrom: options.resumeFrom });
+    if (!parsed.success) throw new RagError('INVALID_INPUT', describeZodError('invalid question', parsed.error));
+    const input = parsed.data;
+    const workflowId = options.workflowId ?? newRagWorkflowId(input.sessionId);
+    const summary = input.question ?? `resume: ${options.resumeFrom?.answer ?? ''}`;
+    const startOptions = {
+      workflowId,
+      taskQueue: this.taskQueue,
+      args: [input] as [RagWorkflowInput],
+      // A running run with this id is joined (USE_EXISTING); a finished one is not started again (REJECT_DUPLICATE),
+      // its outcome is read instead — so a retried `ask` never runs the graph twice.
+      workflowIdConflictPolicy: 'USE_EXISTING' as const,
+      workflowIdReusePolicy: 'REJECT_DUPLICATE' as const,
+      staticSummary: shorten(summary),
+      typedSearchAttributes: [
+        { key: RAG_SESSION_ID, value: input.sessionId },
+        { key: RAG_STATUS, value: 'running' },
+      ],
+      memo: { sessionId: input.sessionId, question: shorten(summary) },
+    };
+    return { workflowId, sessionId: input.sessionId, startOptions };
   }
 
   /** Sends the person's answer to a waiting run and returns its next outcome (completed, or asking again). */
