@@ -11,8 +11,9 @@ module.exports = {
   testTimeout: 60_000,
   // The Milvus SDK pulls in an ESM-only uuid through its bulk writer; jest's CommonJS runtime needs the CJS build.
   moduleNameMapper: { '^uuid$': require.resolve('uuid') },
-  // kysely 0.29 ships ESM only; plain Node 20.19+ requires it natively, jest's CommonJS runtime needs it compiled.
-  transformIgnorePatterns: ['/node_modules/(?!kysely/)'],
+  // kysely 0.29 and cookie 2 (used by fastify's inject, light-my-request) ship ESM only; plain Node 20.19+ requires
+  // them natively, jest's CommonJS runtime needs them compiled.
+  transformIgnorePatterns: ['/node_modules/(?!(kysely|cookie)/)'],
   // A test that needs a service and cannot reach it fails; nothing is skipped quietly.
   errorOnDeprecated: true,
 };

@@ -1,0 +1,44 @@
+import { isRagError, type RagErrorCode } from '../../core/errors';
+import type { ApiError } from './api-schemas';
+
+/** An error the API answers with a status of its own choosing (401, 404 …) rather than one derived from a RagError. */
+export class ApiFailure extends Error {
+  override readonly name = 'ApiFailure';
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    /** Response headers that belong to this failure (e.g. `WWW-Authenticate` on a 401). */
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+/**
+ * The one "not found" of the API. Unknown ids and other tenants' ids get exactly this answer (never 403), so a
+ * response does not reveal that someone else's session or run exists.
+ */
+export function notFound(what: 'run' | 'session', id: string): ApiFailure {
+  const hint = what === 'run' ? 'check the workflow id' : 'check the session id';
+  return new ApiFailure(404, 'NOT_FOUND', `no ${what} ${JSON.stringify(id)}; ${hint}`);
+}
+
+const RAG_STATUS: Partial<Record<RagErrorCode, number>> = {
+  INVALID_INPUT: 400,
+  INVALID_RESUME_STATE: 400,
+  UNKNOWN_RUN: 404,
+  NOT_AWAITING_INPUT: 409,
+  SERVICE_UNAVAILABLE: 503,
+};
+
+/** Status and body for an error a handler threw; null for errors the server does not know (→ 500, logged). */
+export function describeFailure(error: unknown): { status: number; body: ApiError; headers?: Record<string, string> } | null {
+  if (error instanceof ApiFailure) return { status: error.status, body: { error: error.code, message: error.message }, headers: error.headers };
+  if (isRagError(error)) {
+    // UNKNOWN_RUN becomes the API's NOT_FOUND, so unknown and foreign runs look the same to a caller.
+    if (error.code === 'UNKNOWN_RUN') return { status: 404, body: { error: 'NOT_FOUND', message: error.message } };
+    return { status: RAG_STATUS[error.code] ?? 500, body: { error: error.code, message: error.message } };
+  }
+  return null;
+}

@@ -1,0 +1,60 @@
+import { z } from 'zod';
+import { RagStep } from '../../core/progress/rag-step';
+import { SessionTrace } from '../../core/schemas/audit';
+import { RagTrace } from '../../core/schemas/rag-trace';
+import { HitlAnswer, HitlSettings, Question, RagOutcome, SessionId } from '../../core/schemas/run-io';
+
+/*
+ * The HTTP API's contracts. Requests are parsed with these schemas (→ 400 with one readable line); responses are
+ * documented by them in /openapi.json (and the tests parse what the server sends).
+ */
+
+// Ids travel in URL paths: a closed charset, no "/" and no "..", so an id can never name another path or resource.
+const SAFE_ID = /^[\w.:@-]+$/;
+
+/** A session id as the API accepts it: core's SessionId, and no "..". */
+export const ApiSessionId = SessionId.refine((value) => !value.includes('..'), 'sessionId must not contain ".."');
+
+/** A run's workflow id, e.g. "rag-user-42-1a2b3c4d". */
+export const WorkflowIdParam = z
+  .string()
+  .min(1, 'workflowId is empty')
+  .max(255, 'workflowId is longer than 255 characters')
+  .regex(SAFE_ID, 'workflowId may hold letters, digits and _ . : @ - only')
+  .refine((value) => !value.includes('..'), 'workflowId must not contain ".."');
+
+/** A Temporal run id (a UUID). */
+export const RunIdQuery = z.string().regex(/^[0-9a-fA-F-]{36}$/, 'runId is not a Temporal run id (a UUID such as 0195…-…)');
+
+export const SessionParams = z.strictObject({ sessionId: ApiSessionId.describe('the session id') });
+export const RunParams = z.strictObject({ workflowId: WorkflowIdParam.describe('the run\'s workflow id') });
+export const TraceQuery = z.strictObject({ runId: RunIdQuery.optional().describe('only this run of the session') });
+
+export const AskBody = z.strictObject({
+  question: Question.describe('the question, 1–2,000 characters'),
+  sessionId: ApiSessionId.optional().describe('the session to ask in; a new one (owned by the caller) when omitted'),
+  hitl: HitlSettings.partial().optional().describe('clarification settings: answer timeout and maximum rounds'),
+  wait: z
+    .boolean()
+    .default(true)
+    .describe('true (default): answer with the first outcome; false: answer 202 at once, then follow GET …/progress'),
+});
+export type AskBody = z.infer<typeof AskBody>;
+
+export const AnswerBody = z.strictObject({ answer: HitlAnswer.describe("the person's answer, 1–2,000 characters") });
+
+/** Every error: a closed code and one readable line. */
+export const ApiError = z.object({
+  error: z.string().describe('INVALID_INPUT | UNAUTHORIZED | NOT_FOUND | NOT_AWAITING_INPUT | PAYLOAD_TOO_LARGE | SERVICE_UNAVAILABLE | …'),
+  message: z.string(),
+});
+export type ApiError = z.infer<typeof ApiError>;
+
+/** POST /api/runs with `wait: false`: the run started; follow it with GET /api/runs/{workflowId}/progress. */
+export const RunStarted = z.object({ workflowId: z.string(), runId: z.string(), sessionId: z.string(), status: z.literal('running') });
+
+export const RunView = z.object({ outcome: RagOutcome, trace: RagTrace.nullable().describe('the normalized trace (spec §5.6)') });
+
+export const Health = z.object({ status: z.literal('ok') });
+
+export { RagOutcome, RagStep, SessionTrace };

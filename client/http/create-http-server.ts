@@ -1,0 +1,79 @@
+import { randomUUID } from 'node:crypto';
+import fastifyCors from '@fastify/cors';
+import fastifySwagger from '@fastify/swagger';
+import Fastify, { type FastifyInstance } from 'fastify';
+import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
+import { CODEC_BODY_LIMIT_BYTES } from '../codec/codec-server';
+import { installBearerAuth } from './bearer-auth';
+import { codecRoutes } from './codec-mount';
+import { installErrorHandlers } from './error-handler';
+import { diagnosisRoutes } from './routes/diagnosis';
+import { metaRoutes } from './routes/meta';
+import { progressRoutes } from './routes/progress';
+import { runRoutes } from './routes/runs';
+import type { HttpServerOptions, RouteDeps } from './server-deps';
+
+export type { HttpLimits, HttpServerOptions } from './server-deps';
+
+const DEFAULTS = { codecBodyLimitBytes: CODEC_BODY_LIMIT_BYTES, progressPollMs: 500, heartbeatMs: 15_000 };
+// Fastify's default of 100 would turn a long id into a bare 404; a larger bound lets zod explain the real limit.
+const MAX_PARAM_LENGTH = 1024;
+
+/**
+ * The HTTP API of `ragtime serve` (issue 6 §2): ask and answer runs, read outcomes, traces and live progress, and the
+ * Trace API, for tenants identified by bearer tokens. Returns the fastify instance unstarted: call `listen`, or
+ * `inject` in tests. It closes nothing it was given (client, stores): their owner does.
+ *
+ * @example
+ * const app = createHttpServer({ rag, auditStore, tenants, limits: { bodyLimitBytes: 64 * 1024 } });
+ * await app.listen({ host: '127.0.0.1', port: 8280 });
+ */
+export function createHttpServer(options: HttpServerOptions): FastifyInstance {
+  const limits = { ...DEFAULTS, ...options.limits };
+  const app = Fastify({
+    logger: options.logger ?? false,
+    bodyLimit: limits.bodyLimitBytes,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // Open event streams must not keep `close()` waiting.
+    forceCloseConnections: true,
+  });
+  app.setValidatorCompiler(validatorCompiler);
+  // Responses are values already parsed at their own edge (workflow queries typed by core/ schemas, the audit
+  // store's checked SessionTrace). The zod serializer would re-encode them, which fails on RagTrace's lax number
+  // fields (transforms cannot be encoded), so the schemas document responses and the tests parse them.
+  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
+  installErrorHandlers(app, limits.bodyLimitBytes);
+
+  installBearerAuth(app, options.tenants);
+
+  void app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.0.3',
+      info: { title: 'ragtime HTTP API', version: '1.0.0', description: 'Ask and answer ragtime runs, read outcomes, traces, progress and the audit (Trace API). See docs/API.md.' },
+      components: { securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearerAuth: [] }],
+    },
+    transform: jsonSchemaTransform,
+  });
+
+  const deps: RouteDeps = {
+    rag: options.rag,
+    auditStore: options.auditStore,
+    tenants: options.tenants,
+    limits,
+    workerCheck: options.workerCheck ?? (async () => undefined),
+    newSessionId: options.newSessionId ?? (() => `api-${randomUUID()}`),
+  };
+  void app.register(metaRoutes);
+  void app.register(async (api) => {
+    // CORS for browser apps on other origins, for the API routes only: the codec routes answer CORS themselves.
+    if (options.corsOrigins !== undefined && options.corsOrigins.length > 0) {
+      await api.register(fastifyCors, { origin: options.corsOrigins, methods: ['GET', 'POST'], allowedHeaders: ['authorization', 'content-type', 'last-event-id'] });
+    }
+    await api.register(runRoutes, deps);
+    await api.register(progressRoutes, deps);
+    await api.register(diagnosisRoutes, deps);
+  });
+  if (options.codecHandler !== undefined) void app.register(codecRoutes(options.codecHandler, limits.codecBodyLimitBytes));
+  return app;
+}

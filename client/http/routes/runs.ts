@@ -1,0 +1,64 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { RagError, isRagError } from '../../../core/errors';
+import { AnswerBody, ApiError, AskBody, RagOutcome, RunParams, RunStarted, RunView } from '../api-schemas';
+import { notFound } from '../api-failure';
+import { findOwnedRun } from '../run-access';
+import type { RouteDeps } from '../server-deps';
+
+const finished = (workflowId: string) =>
+  new RagError('NOT_AWAITING_INPUT', `run "${workflowId}" has finished; it takes no more answers (ask again to continue)`);
+
+const errors = { 400: ApiError, 401: ApiError, 404: ApiError, 503: ApiError };
+
+/** Ask, answer, read a run. Every run is checked against the caller's tenant first (404 for anyone else's). */
+export const runRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { rag, tenants, workerCheck, newSessionId }) => {
+  app.post('/api/runs', {
+    schema: {
+      summary: 'Ask a question: starts a run and returns its first outcome (completed, awaiting_input or failed)',
+      tags: ['runs'],
+      body: AskBody,
+      response: { 200: RagOutcome, 202: RunStarted, ...errors, 413: ApiError },
+    },
+  }, async (request, reply) => {
+    const { question, sessionId = newSessionId(), hitl, wait } = request.body;
+    // The first tenant to ask in a session owns it; to everyone else it does not exist.
+    if (!(await tenants.claimSession(sessionId, request.tenant))) throw notFound('session', sessionId);
+    await workerCheck();
+    const options = { sessionId, ...(hitl ? { hitl } : {}) };
+    if (!wait) return reply.code(202).send({ ...(await rag.start(question, options)), status: 'running' as const });
+    return reply.code(200).send(await rag.ask(question, options));
+  });
+
+  app.post('/api/runs/:workflowId/answer', {
+    schema: {
+      summary: "Answer a run's clarification question; returns its next outcome",
+      tags: ['runs'],
+      params: RunParams,
+      body: AnswerBody,
+      response: { 200: RagOutcome, ...errors, 409: ApiError, 413: ApiError },
+    },
+  }, async (request) => {
+    const { workflowId } = request.params;
+    const run = await findOwnedRun(rag, tenants, request.tenant, workflowId);
+    if (!run.running) throw finished(workflowId);
+    await workerCheck();
+    return rag.answer(workflowId, request.body.answer).catch((error: unknown) => {
+      // The run was there a moment ago: "not found" now means it has just closed, not that it never existed.
+      throw isRagError(error) && error.code === 'UNKNOWN_RUN' ? finished(workflowId) : error;
+    });
+  });
+
+  app.get('/api/runs/:workflowId', {
+    schema: {
+      summary: "A run's outcome as it stands and its normalized trace",
+      tags: ['runs'],
+      params: RunParams,
+      response: { 200: RunView, ...errors },
+    },
+  }, async (request) => {
+    const { workflowId } = request.params;
+    await findOwnedRun(rag, tenants, request.tenant, workflowId);
+    const [outcome, trace] = await Promise.all([rag.getOutcome(workflowId), rag.getTrace(workflowId)]);
+    return { outcome, trace };
+  });
+};

@@ -1,0 +1,31 @@
+import type { SessionOwnerStore } from '../../activities/adapters/sql-session-owners';
+import type { ApiToken } from '../../core/schemas/api-tokens';
+import { createTokenVerifier } from './token-auth';
+
+/**
+ * Who is calling and what they may see: tenants by bearer token, and sessions by the tenant that created them.
+ *
+ * @example
+ * const tenants = createTenantDirectory({ tokens: config.api.tokens, owners: createSessionOwnerStore(location) });
+ * tenants.tenantOf(token); // 'acme' or null
+ */
+export type TenantDirectory = {
+  /** The tenant a bearer token belongs to; null for an unknown token (compared in constant time). */
+  tenantOf(token: string): string | null;
+  /** Claims a session for the tenant if it is new; true when the tenant owns it (now or before), false otherwise. */
+  claimSession(sessionId: string, tenant: string): Promise<boolean>;
+  /** True only when the tenant created the session: unknown sessions and other tenants' ones alike are false. */
+  ownsSession(sessionId: string, tenant: string): Promise<boolean>;
+  /** How many tokens are configured (for the start-up line; never the tokens). */
+  readonly tokenCount: number;
+};
+
+export function createTenantDirectory({ tokens, owners }: { tokens: readonly ApiToken[]; owners: SessionOwnerStore }): TenantDirectory {
+  const verify = createTokenVerifier(tokens);
+  return {
+    tenantOf: verify,
+    claimSession: async (sessionId, tenant) => (await owners.claim(sessionId, tenant)) === tenant,
+    ownsSession: async (sessionId, tenant) => (await owners.ownerOf(sessionId)) === tenant,
+    tokenCount: tokens.length,
+  };
+}

@@ -1,0 +1,411 @@
+import { randomUUID } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
+import { Client, Connection } from '@temporalio/client';
+import type { FastifyInstance } from 'fastify';
+import { createAuditStore } from '../../activities/adapters/sql-audit-store';
+import { assertWorkerPolling } from '../../client/cli/worker-check';
+import { hashToken } from '../../client/http/token-auth';
+import { RagClient } from '../../client/rag-client';
+import { RagOutcome } from '../../core/schemas/run-io';
+import { RAG_SESSION_ID } from '../../workflows/search-attributes';
+import { TOKENS, bearer, clarifyQuestion, openHttpHarness, simpleQuestion, type HttpHarness, type Tenant } from '../support/http-harness';
+import { services } from '../support/services';
+import { newTaskQueue, sessionId } from '../workflows/harness';
+
+/*
+ * Security of the HTTP API (issue 6 §2, §5) on the real dev server: authentication, tenancy (404, never 403, for
+ * anything of another tenant), validation of every input, body limits, hostile ids, and failures that name the
+ * service. Bodies are compared whole where a difference would leak whether something exists.
+ */
+
+let harness: HttpHarness;
+let app: FastifyInstance;
+let address: Promise<string> | undefined;
+/** The server's URL on a real socket (127.0.0.1, a free port), listening from the first call on. */
+const listening = () => (address ??= app.listen({ host: '127.0.0.1', port: 0 }));
+
+beforeAll(async () => {
+  harness = await openHttpHarness();
+  app = harness.server();
+  await app.ready();
+}, 120_000);
+afterAll(async () => harness?.close());
+
+type Call = { method: 'GET' | 'POST'; url: string; payload?: unknown; tenant?: Tenant | null; headers?: Record<string, string> };
+async function call({ method, url, payload, tenant = 'acme', headers = {} }: Call) {
+  const response = await app.inject({
+    method,
+    url,
+    headers: { ...(tenant === null ? {} : bearer(tenant)), ...headers },
+    ...(payload === undefined ? {} : { payload: payload as string }),
+  });
+  return { status: response.statusCode, body: JSON.parse(response.body || 'null') as { error: string; message: string }, headers: response.headers };
+}
+const ask = async (question: string, session: string, tenant: Tenant = 'acme') =>
+  RagOutcome.parse(JSON.parse((await app.inject({ method: 'POST', url: '/api/runs', headers: bearer(tenant), payload: { question, sessionId: session } })).body));
+
+const PROTECTED: Call[] = [
+  { method: 'POST', url: '/api/runs', payload: { question: simpleQuestion('丹瑾') } },
+  { method: 'GET', url: '/api/runs/rag-s-1-12345678' },
+  { method: 'POST', url: '/api/runs/rag-s-1-12345678/answer', payload: { answer: '丹瑾' } },
+  { method: 'GET', url: '/api/runs/rag-s-1-12345678/progress' },
+  { method: 'GET', url: '/api/diagnosis/s-1/trace' },
+];
+
+describe('authentication', () => {
+  test.each(PROTECTED)('$method $url without a token → 401 with WWW-Authenticate: Bearer', async (request) => {
+    const response = await call({ ...request, tenant: null });
+    expect(response.status).toBe(401);
+    expect(response.headers['www-authenticate']).toBe('Bearer realm="ragtime"');
+    expect(response.body).toEqual({ error: 'UNAUTHORIZED', message: 'missing bearer token; send Authorization: Bearer <token>' });
+  });
+
+  test.each([
+    ['an unknown token', 'Bearer not-a-token'],
+    ['a valid token with a character more', `Bearer ${TOKENS.acme}x`],
+    ['a prefix of a valid token', `Bearer ${TOKENS.acme.slice(0, -1)}`],
+    ['the configured hash itself', `Bearer ${hashToken(TOKENS.acme)}`],
+    ['a valid token in another case', `Bearer ${TOKENS.acme.toUpperCase()}`],
+  ])('%s → 401 invalid_token', async (_what, authorization) => {
+    const response = await call({ method: 'GET', url: '/api/diagnosis/s-1/trace', tenant: null, headers: { authorization } });
+    expect(response.status).toBe(401);
+    expect(response.headers['www-authenticate']).toBe('Bearer realm="ragtime", error="invalid_token"');
+    expect(response.body.error).toBe('UNAUTHORIZED');
+  });
+
+  test.each([['Basic auth', `Basic ${Buffer.from(`acme:${TOKENS.acme}`).toString('base64')}`], ['a token without its scheme', TOKENS.acme], ['an empty bearer', 'Bearer ']])(
+    '%s → 401 missing bearer token',
+    async (_what, authorization) => {
+      const response = await call({ method: 'GET', url: '/api/diagnosis/s-1/trace', tenant: null, headers: { authorization } });
+      expect(response.status).toBe(401);
+      expect(response.body.message).toMatch(/^missing bearer token/);
+    },
+  );
+
+  test('authentication comes before the body: no token and a malformed body → 401, not 400', async () => {
+    const response = await call({ method: 'POST', url: '/api/runs', tenant: null, payload: '{"question":', headers: { 'content-type': 'application/json' } });
+    expect(response.status).toBe(401);
+  });
+
+  test('an unknown route is 401 without a token (routes are not probed anonymously), 404 with one', async () => {
+    expect((await call({ method: 'GET', url: '/admin', tenant: null })).status).toBe(401);
+    expect(await call({ method: 'GET', url: '/admin' })).toMatchObject({ status: 404, body: { error: 'NOT_FOUND', message: 'no route GET /admin' } });
+  });
+
+  test('CORS only for the configured origins; a preflight needs no token and returns no data', async () => {
+    const browserApp = harness.server({ corsOrigins: ['https://app.example.com'] });
+    const preflight = (origin: string) =>
+      browserApp.inject({
+        method: 'OPTIONS',
+        url: '/api/runs',
+        headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization,content-type' },
+      });
+    const allowed = await preflight('https://app.example.com');
+    expect(allowed.statusCode).toBe(204);
+    expect(allowed.headers['access-control-allow-origin']).toBe('https://app.example.com');
+    expect(allowed.body).toBe('');
+    expect((await preflight('https://evil.example.com')).headers['access-control-allow-origin']).toBeUndefined();
+    const unauthenticated = await browserApp.inject({ method: 'GET', url: '/api/diagnosis/s-1/trace', headers: { origin: 'https://app.example.com' } });
+    expect(unauthenticated.statusCode).toBe(401);
+    // Without configured origins there is no CORS at all.
+    expect((await app.inject({ method: 'OPTIONS', url: '/api/runs', headers: { origin: 'https://app.example.com' } })).headers['access-control-allow-origin']).toBeUndefined();
+  });
+
+  test('/healthz and /openapi.json need no token', async () => {
+    expect((await call({ method: 'GET', url: '/healthz', tenant: null })).status).toBe(200);
+    expect((await call({ method: 'GET', url: '/openapi.json', tenant: null })).status).toBe(200);
+  });
+});
+
+describe('tenancy: another tenant gets 404, exactly as for an unknown id', () => {
+  let session: string;
+  let done: RagOutcome;
+  let waiting: RagOutcome;
+  beforeAll(async () => {
+    session = sessionId();
+    done = await ask(simpleQuestion('丹瑾'), session);
+    waiting = await ask(clarifyQuestion('租户'), session);
+    expect([done.status, waiting.status]).toEqual(['completed', 'awaiting_input']);
+  });
+
+  /** The 404 body of an id, with the id replaced, so that two of them compare equal when only the id differs. */
+  const shape = (body: { error: string; message: string }, id: string) => ({ ...body, message: body.message.replace(JSON.stringify(id), '<id>') });
+
+  test("another tenant's run: GET, progress and answer are 404, with the body of an unknown run", async () => {
+    const unknownId = `rag-${session}-ffffffff`;
+    for (const suffix of ['', '/progress']) {
+      const foreign = await call({ method: 'GET', url: `/api/runs/${done.workflowId}${suffix}`, tenant: 'globex' });
+      const unknown = await call({ method: 'GET', url: `/api/runs/${unknownId}${suffix}`, tenant: 'globex' });
+      expect(foreign.status).toBe(404);
+      expect(shape(foreign.body, done.workflowId)).toEqual(shape(unknown.body, unknownId));
+    }
+    expect(shape((await call({ method: 'GET', url: `/api/runs/${done.workflowId}`, tenant: 'globex' })).body, done.workflowId)).toEqual({
+      error: 'NOT_FOUND',
+      message: 'no run <id>; check the workflow id',
+    });
+  });
+
+  test("an answer to another tenant's waiting run is 404 and changes nothing; its owner still answers it", async () => {
+    const foreign = await call({ method: 'POST', url: `/api/runs/${waiting.workflowId}/answer`, tenant: 'globex', payload: { answer: '丹恒' } });
+    expect(foreign).toMatchObject({ status: 404, body: { error: 'NOT_FOUND' } });
+    expect((await harness.rag.getOutcome(waiting.workflowId)).status).toBe('awaiting_input');
+    const own = await call({ method: 'POST', url: `/api/runs/${waiting.workflowId}/answer`, payload: { answer: '丹瑾' } });
+    expect(own.status).toBe(200);
+    expect((own.body as unknown as RagOutcome).rounds[0]).toMatchObject({ answer: '丹瑾', outcome: 'answered' });
+  });
+
+  test("another tenant's session: the Trace API is 404 like an unknown session, and asking in it is 404", async () => {
+    const foreign = await call({ method: 'GET', url: `/api/diagnosis/${session}/trace`, tenant: 'globex' });
+    const unknown = await call({ method: 'GET', url: '/api/diagnosis/s-nobody/trace', tenant: 'globex' });
+    expect(foreign.status).toBe(404);
+    expect(shape(foreign.body, session)).toEqual(shape(unknown.body, 's-nobody'));
+    const hijack = await call({ method: 'POST', url: '/api/runs', tenant: 'globex', payload: { question: simpleQuestion('椿'), sessionId: session } });
+    expect(hijack).toMatchObject({ status: 404, body: { error: 'NOT_FOUND', message: `no session "${session}"; check the session id` } });
+    expect(await harness.owners.ownerOf(session)).toBe('acme');
+    expect((await call({ method: 'GET', url: `/api/diagnosis/${session}/trace` })).status).toBe(200);
+  });
+
+  test('the workflow id is not trusted: a run named after your session but started in another is not yours', async () => {
+    const theirs = sessionId();
+    await ask(simpleQuestion('卡卡罗'), theirs, 'globex');
+    const impostor = await harness.rag.ask(simpleQuestion('今汐'), { sessionId: theirs, workflowId: `rag-${session}-${randomUUID().slice(0, 8)}` });
+    expect((await call({ method: 'GET', url: `/api/runs/${impostor.workflowId}` })).status).toBe(404);
+    expect((await call({ method: 'GET', url: `/api/runs/${impostor.workflowId}`, tenant: 'globex' })).status).toBe(200);
+  });
+
+  test('runs started outside the API (no owner) and workflows of other types are 404 for every tenant', async () => {
+    const unclaimed = sessionId();
+    const cli = await harness.rag.ask(simpleQuestion('长离'), { sessionId: unclaimed });
+    for (const tenant of ['acme', 'globex'] as const) {
+      expect((await call({ method: 'GET', url: `/api/runs/${cli.workflowId}`, tenant })).status).toBe(404);
+      expect((await call({ method: 'GET', url: `/api/diagnosis/${unclaimed}/trace`, tenant })).status).toBe(404);
+    }
+    // Another workflow type carrying acme's session in its search attribute is still not an API run.
+    const other = await harness.env.client.workflow.start('notARagWorkflow', {
+      taskQueue: newTaskQueue(),
+      workflowId: `rag-${session}-0therwf1`,
+      args: [],
+      typedSearchAttributes: [{ key: RAG_SESSION_ID, value: session }],
+    });
+    try {
+      expect((await call({ method: 'GET', url: `/api/runs/${other.workflowId}` })).status).toBe(404);
+    } finally {
+      await other.terminate('test done');
+    }
+  });
+});
+
+describe('validation: every input through zod, one readable line', () => {
+  const post = (url: string, payload: unknown, headers: Record<string, string> = {}) => call({ method: 'POST', url, payload, headers });
+
+  test('malformed JSON → 400', async () => {
+    const response = await post('/api/runs', '{"question": "丹瑾是什么属性？"', { 'content-type': 'application/json' });
+    expect(response).toEqual(expect.objectContaining({ status: 400, body: { error: 'INVALID_INPUT', message: 'request body is not valid JSON; send a JSON object' } }));
+  });
+
+  test('an empty JSON body → 400; a body that is not JSON → 415', async () => {
+    expect((await post('/api/runs', '', { 'content-type': 'application/json' })).body).toEqual({ error: 'INVALID_INPUT', message: 'request body is empty; send a JSON object' });
+    const text = await post('/api/runs', 'question=hi', { 'content-type': 'application/x-www-form-urlencoded' });
+    expect(text).toMatchObject({ status: 415, body: { error: 'UNSUPPORTED_MEDIA_TYPE' } });
+  });
+
+  test('a prototype-poisoning body → 400', async () => {
+    const response = await post('/api/runs', '{"question":"x","__proto__":{"admin":true}}', { 'content-type': 'application/json' });
+    expect(response.status).toBe(400);
+    expect(({} as Record<string, unknown>).admin).toBeUndefined();
+  });
+
+  test('bodies over the limit → 413, with and without Content-Length (real HTTP)', async () => {
+    const big = JSON.stringify({ question: 'x'.repeat(64 * 1024) });
+    expect(await post('/api/runs', big, { 'content-type': 'application/json' })).toMatchObject({
+      status: 413,
+      body: { error: 'PAYLOAD_TOO_LARGE', message: 'request body is larger than 65536 bytes; send a smaller body' },
+    });
+    const base = await listening();
+    const chunks = [big.slice(0, 40_000), big.slice(40_000)];
+    const body = new ReadableStream({
+      pull(controller) {
+        const next = chunks.shift();
+        if (next === undefined) controller.close();
+        else controller.enqueue(new TextEncoder().encode(next));
+      },
+    });
+    const response = await fetch(`${base}/api/runs`, {
+      method: 'POST',
+      headers: { ...bearer('acme'), 'content-type': 'application/json' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
+    expect(response.status).toBe(413);
+  });
+
+  test('schema violations: the message names the field and the rule, on one line', async () => {
+    const cases: Array<[string, unknown]> = [
+      ['/api/runs', {}],
+      ['/api/runs', { question: '   ' }],
+      ['/api/runs', { question: 'x'.repeat(2001) }],
+      ['/api/runs', { question: 42 }],
+      ['/api/runs', { question: 'q', admin: true }],
+      ['/api/runs', { question: 'q', sessionId: '../etc' }],
+      ['/api/runs', { question: 'q', hitl: { maxRounds: 99 } }],
+      ['/api/runs/rag-s-1-12345678/answer', { answer: '' }],
+    ];
+    const messages: string[] = [];
+    for (const [url, payload] of cases) {
+      const response = await post(url, payload);
+      expect(response.status).toBe(400);
+      expect(response.body.error).toBe('INVALID_INPUT');
+      expect(response.body.message).not.toContain('\n');
+      messages.push(response.body.message);
+    }
+    expect(messages).toMatchInlineSnapshot(`
+[
+  "invalid body: question: Invalid input: expected string, received undefined",
+  "invalid body: question: question is empty after trimming",
+  "invalid body: question: Too big: expected string to have <=2000 characters",
+  "invalid body: question: Invalid input: expected string, received number",
+  "invalid body: Unrecognized key: "admin"",
+  "invalid body: sessionId: sessionId may hold letters, digits and _ . : @ - only; sessionId: sessionId must not contain ".."",
+  "invalid body: hitl.maxRounds: Too big: expected number to be <=10",
+  "invalid body: answer: answer is empty after trimming",
+]
+`);
+  });
+
+  const HOSTILE_IDS = [
+    ['path traversal', '..%2F..%2Fetc%2Fpasswd'],
+    ['dot-dot inside', 'rag-a..b-12345678'],
+    ['a NUL byte', 'rag-x%00-12345678'],
+    ['a newline', 'rag-x%0A-12345678'],
+    ['a space', 'rag%20x'],
+    ['SQL injection', "x'%20OR%20'1'%3D'1"],
+    ['a statement', 'x%3BDROP%20TABLE%20session_owner%3B--'],
+    ['a bidi override', 'rag-%E2%80%AE-x'],
+    ['a 300-character id', 'r'.repeat(300)],
+  ] as const;
+
+  test.each(HOSTILE_IDS)('a workflow id with %s → 400 on every run route', async (_what, id) => {
+    for (const request of [
+      { method: 'GET' as const, url: `/api/runs/${id}` },
+      { method: 'GET' as const, url: `/api/runs/${id}/progress` },
+      { method: 'POST' as const, url: `/api/runs/${id}/answer`, payload: { answer: '丹瑾' } },
+    ]) {
+      const response = await call(request);
+      expect(response.status).toBe(400);
+      expect(response.body.message).toMatch(/^invalid params: workflowId: workflowId /);
+    }
+  });
+
+  test.each(HOSTILE_IDS)('a session id with %s → 400 on the Trace API', async (_what, id) => {
+    const response = await call({ method: 'GET', url: `/api/diagnosis/${id}/trace` });
+    expect(response.status).toBe(400);
+    expect(response.body.message).toMatch(/^invalid params: sessionId: /);
+  });
+
+  test('runId and unknown query parameters are checked too', async () => {
+    const injected = await call({ method: 'GET', url: "/api/diagnosis/s-1/trace?runId=1'%20OR%20'1'%3D'1" });
+    expect(injected.body).toEqual({ error: 'INVALID_INPUT', message: 'invalid querystring: runId: runId is not a Temporal run id (a UUID such as 0195…-…)' });
+    expect((await call({ method: 'GET', url: '/api/diagnosis/s-1/trace?debug=1' })).status).toBe(400);
+  });
+
+  /** A request sent as written: fastify's inject (and fetch) would resolve dot segments before sending. */
+  async function raw(pathAsIs: string, tenant: Tenant | null = 'acme'): Promise<{ status: number; body: { error?: string; message?: string; status?: string } }> {
+    const base = new URL(await listening());
+    return new Promise((resolve, reject) => {
+      const request = httpRequest({ host: base.hostname, port: base.port, path: pathAsIs, headers: tenant === null ? {} : bearer(tenant) }, (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => (text += chunk.toString('utf8')));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, body: JSON.parse(text || 'null') }));
+      });
+      request.on('error', reject);
+      request.end();
+    });
+  }
+
+  test('encoded dot-dot ids are refused (raw HTTP, as `curl --path-as-is` sends them)', async () => {
+    for (const path of ['/api/runs/%2e%2e', '/api/runs/%2E%2E/progress', '/api/runs/..']) {
+      expect(await raw(path)).toMatchObject({ status: 400, body: { message: 'invalid params: workflowId: workflowId must not contain ".."' } });
+    }
+    expect(await raw('/api/diagnosis/%2e%2e/trace')).toMatchObject({ status: 400, body: { message: 'invalid params: sessionId: sessionId must not contain ".."' } });
+  });
+
+  test('dot-dot path segments never reach another route (raw HTTP)', async () => {
+    for (const path of ['/api/runs/../../healthz', '/api/runs/x/../../../openapi.json', '/api/diagnosis/../runs/trace']) {
+      expect(await raw(path)).toMatchObject({ status: 404, body: { error: 'NOT_FOUND' } });
+      expect((await raw(path, null)).status).toBe(401);
+    }
+  });
+
+  test('SQL-looking ids inside the charset are just data: the run, its owner and its trace work', async () => {
+    const session = `1:--DROP-TABLE-session_owner-${randomUUID().slice(0, 4)}`;
+    const outcome = await ask(simpleQuestion('丹瑾'), session);
+    expect(outcome).toMatchObject({ status: 'completed', sessionId: session });
+    expect(await harness.owners.ownerOf(session)).toBe('acme');
+    expect((await call({ method: 'GET', url: `/api/diagnosis/${encodeURIComponent(session)}/trace` })).status).toBe(200);
+    expect((await call({ method: 'GET', url: `/api/runs/${outcome.workflowId}` })).status).toBe(200);
+  });
+});
+
+describe('errors name what failed', () => {
+  test('unknown ids → 404', async () => {
+    const id = `rag-nobody-${randomUUID().slice(0, 8)}`;
+    for (const request of [
+      { method: 'GET' as const, url: `/api/runs/${id}` },
+      { method: 'GET' as const, url: `/api/runs/${id}/progress` },
+      { method: 'POST' as const, url: `/api/runs/${id}/answer`, payload: { answer: '丹瑾' } },
+      { method: 'GET' as const, url: '/api/diagnosis/nobody/trace' },
+    ]) {
+      expect(await call(request)).toMatchObject({ status: 404, body: { error: 'NOT_FOUND' } });
+    }
+  });
+
+  test('Temporal unreachable → 503 naming Temporal', async () => {
+    // No gRPC retry interceptor: the SDK's default retries an unreachable server for about 20 s before the same 503.
+    const connection = Connection.lazy({ address: '127.0.0.1:1', connectTimeout: '1s', interceptors: [] });
+    const down = harness.server({ rag: RagClient.fromClient(new Client({ connection })) });
+    try {
+      const response = await down.inject({ method: 'GET', url: '/api/runs/rag-s-1-12345678', headers: bearer('acme') });
+      expect(response.statusCode).toBe(503);
+      expect(JSON.parse(response.body)).toMatchObject({ error: 'SERVICE_UNAVAILABLE', message: expect.stringMatching(/^Temporal call for "rag-s-1-12345678" failed: /) });
+    } finally {
+      await down.close();
+      await connection.close().catch(() => undefined);
+    }
+  });
+
+  test('no worker on the task queue → 503 naming the fix, before anything starts', async () => {
+    const taskQueue = newTaskQueue();
+    const rag = RagClient.fromClient(harness.env.client, taskQueue);
+    const idle = harness.server({ rag, workerCheck: () => assertWorkerPolling(rag, { namespace: 'default', taskQueue, address: services.temporalAddress }) });
+    const response = await idle.inject({ method: 'POST', url: '/api/runs', headers: bearer('acme'), payload: { question: simpleQuestion('丹瑾') } });
+    expect(response.statusCode).toBe(503);
+    expect(JSON.parse(response.body).message).toMatch(new RegExp(`^no ragtime worker polls task queue "${taskQueue}"`));
+  });
+
+  test('audit store unreachable → 503 naming the store', async () => {
+    const session = sessionId();
+    await ask(simpleQuestion('丹瑾'), session);
+    const auditStore = createAuditStore({ databaseUrl: 'postgres://postgres:secret@127.0.0.1:1/none', sqliteFile: '', includeContent: false });
+    const broken = harness.server({ auditStore });
+    try {
+      const response = await broken.inject({ method: 'GET', url: `/api/diagnosis/${session}/trace`, headers: bearer('acme') });
+      expect(response.statusCode).toBe(503);
+      const body = JSON.parse(response.body) as { error: string; message: string };
+      expect(body.message).toMatch(/^audit store /);
+      expect(body.message).not.toContain('secret');
+    } finally {
+      await auditStore.close();
+    }
+  });
+
+  test('an unexpected error → 500 that reveals nothing', async () => {
+    const session = sessionId();
+    await ask(simpleQuestion('丹瑾'), session);
+    const leaky = harness.server({
+      auditStore: { ...harness.audit, sessionTrace: async () => { throw new Error('password=hunter2 at /srv/secret'); } },
+    });
+    const response = await leaky.inject({ method: 'GET', url: `/api/diagnosis/${session}/trace`, headers: bearer('acme') });
+    expect(response.statusCode).toBe(500);
+    expect(JSON.parse(response.body)).toEqual({ error: 'INTERNAL', message: 'internal error; the server log has the details' });
+  });
+});

@@ -1,0 +1,120 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { Worker } from '@temporalio/worker';
+import type { FastifyInstance } from 'fastify';
+import { createActivities } from '../../activities';
+import type { AuditStore, ChatModels, Retriever } from '../../activities/ports';
+import { createAuditStore } from '../../activities/adapters/sql-audit-store';
+import { createSessionOwnerStore, type SqlSessionOwnerStore } from '../../activities/adapters/sql-session-owners';
+import { createHttpServer, type HttpServerOptions } from '../../client/http/create-http-server';
+import { createTenantDirectory, type TenantDirectory } from '../../client/http/tenant-directory';
+import { hashToken } from '../../client/http/token-auth';
+import { RagClient } from '../../client/rag-client';
+import { newTaskQueue, openWorkflowEnv, type WorkflowEnv } from '../workflows/harness';
+import { chunk, grade, metaM0, plannerResult } from './scenario';
+
+/*
+ * The HTTP API on the real dev server: a worker on a fresh task queue runs the real workflows and activities with
+ * deterministic models and retrieval (payloads encrypted with the test keyring, as in every workflow test), and
+ * createHttpServer serves a RagClient on that queue. The audit store and the session owners share one SQLite file
+ * of a temp dir, as `ragtime serve` shares audit.sqlite (or one PostgreSQL database).
+ */
+
+/** Two tenants and their (test-only) tokens; the server is configured with the hashes only. */
+export const TOKENS = { acme: 'acme-0f1e2d3c4b5a69788796a5b4c3d2e1f0', globex: 'globex-a1b2c3d4e5f60718293a4b5c6d7e8f90' } as const;
+export type Tenant = keyof typeof TOKENS;
+export const bearer = (tenant: Tenant) => ({ authorization: `Bearer ${TOKENS[tenant]}` });
+
+/** Questions in this form take the fast path (no planner) and are answered at the first grade. */
+export const simpleQuestion = (name: string) => `${name}是什么属性？`;
+/** Questions with this marker are graded "clarify" (options 丹瑾/丹恒) until a person's answer is prepended. */
+export const CLARIFY = '哪个角色';
+export const clarifyQuestion = (tag: string) => `${CLARIFY}${tag}是什么属性？`;
+/** Questions with this marker are graded only after SLOW_MS, so a run stays live while a test watches it. */
+export const SLOW = '慢';
+export const SLOW_MS = 2_500;
+
+/** Deterministic models: grades follow markers in the question, so tests share one worker without scripting queues. */
+export const httpModels: ChatModels = {
+  describe: 'http-test-models',
+  async planComplexity() {
+    return plannerResult('simple', 'http test', []);
+  },
+  async gradeEvidence(question) {
+    if (question.includes(SLOW)) await new Promise((resolve) => setTimeout(resolve, SLOW_MS));
+    // A person's answer is prepended with a full-width colon (spec §4.11.1): then the evidence suffices.
+    if (question.includes(CLARIFY) && !question.includes('：')) {
+      return grade('strong', 'partial', 'missing_slot', 'clarify', 0.6, { hitl_prompt: '请补充角色名', hitl_options: ['丹瑾', '丹恒'] });
+    }
+    return grade('strong', 'sufficient', 'none', 'answer', 0.95);
+  },
+  async planRewrite() {
+    throw new Error('the HTTP tests never rewrite');
+  },
+};
+
+export const httpRetriever: Retriever = {
+  async retrieve() {
+    return { docs: [chunk('丹瑾是湮灭属性角色。')], meta: metaM0(1) };
+  },
+};
+
+export type HttpHarness = {
+  env: WorkflowEnv;
+  /** The store the worker records into and the servers read (SQLite, in the same file as the owners). */
+  audit: AuditStore;
+  rag: RagClient;
+  taskQueue: string;
+  owners: SqlSessionOwnerStore;
+  tenants: TenantDirectory;
+  /** Builds a server on this harness' client, audit store, owners and tenants (closed by `close`). */
+  server(options?: Partial<HttpServerOptions>): FastifyInstance;
+  close(): Promise<void>;
+};
+
+/** Connects, opens the stores and starts a worker that records audit rows. */
+export async function openHttpHarness(): Promise<HttpHarness> {
+  const env = await openWorkflowEnv();
+  const taskQueue = newTaskQueue();
+  const dir = mkdtempSync(path.join(tmpdir(), 'ragtime-http-'));
+  const sqliteFile = path.join(dir, 'audit.sqlite');
+  const audit = createAuditStore({ sqliteFile, includeContent: false });
+  const owners = createSessionOwnerStore({ sqliteFile });
+  const worker = await Worker.create({
+    connection: env.nativeConnection,
+    taskQueue,
+    workflowBundle: env.workflowBundle,
+    dataConverter: env.dataConverter,
+    activities: createActivities({ models: httpModels, retriever: httpRetriever, audit }),
+  });
+  const running = worker.run();
+  const tenants = createTenantDirectory({
+    tokens: Object.entries(TOKENS).map(([tenant, token]) => ({ tenant, sha256: hashToken(token) })),
+    owners,
+  });
+  const rag = RagClient.fromClient(env.client, taskQueue);
+  const apps: FastifyInstance[] = [];
+  return {
+    env,
+    audit,
+    rag,
+    taskQueue,
+    owners,
+    tenants,
+    server(options) {
+      const app = createHttpServer({ rag, auditStore: audit, tenants, limits: { bodyLimitBytes: 64 * 1024, progressPollMs: 100, heartbeatMs: 300 }, ...options });
+      apps.push(app);
+      return app;
+    },
+    async close() {
+      await Promise.all(apps.map((app) => app.close()));
+      worker.shutdown();
+      await running;
+      await owners.close();
+      await audit.close();
+      await env.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
