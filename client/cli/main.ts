@@ -4,7 +4,9 @@ import { registerCodecCommands } from './commands/codec';
 import { registerIngest } from './commands/ingest';
 import { registerKnowledgeCommands } from './commands/knowledge';
 import { registerRunCommands } from './commands/runs';
+import { registerServe } from './commands/serve';
 import { registerServices } from './commands/services';
+import { registerTokenCommands } from './commands/token';
 import { createCliContext } from './context';
 import { reportError } from './errors';
 import { EXIT, EXIT_CODES_HELP } from './exit-codes';
@@ -31,6 +33,8 @@ export async function main(argv: string[]): Promise<number> {
     registerKnowledgeCommands(program, context, setExit);
     registerIngest(program, context, setExit);
     registerCodecCommands(program, context, setExit);
+    registerServe(program, context, setExit);
+    registerTokenCommands(program);
     await program.parseAsync(argv);
     return exitCode;
   } catch (error) {
