@@ -50,3 +50,19 @@ export const INGEST_FILE: ActivityOptions = {
     nonRetryableErrorTypes: [...TERMINAL_ERRORS, 'UNSUPPORTED_FILE', 'CORRUPT_FILE', 'EMPTY_DOCUMENT'],
   },
 };
+
+/**
+ * recordAudit (DESIGN §5 layer B): one small idempotent insert. Short, because a completing or failing run waits for
+ * it before it settles; three attempts cover a busy SQLite file or a PostgreSQL failover. After that the workflow logs
+ * and goes on: the run's outcome is what matters, and a batch that failed is sent again at the next settle point.
+ */
+export const AUDIT: ActivityOptions = {
+  startToCloseTimeout: '10 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '5 seconds',
+    maximumAttempts: 3,
+    nonRetryableErrorTypes: TERMINAL_ERRORS,
+  },
+};

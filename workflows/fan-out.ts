@@ -25,6 +25,9 @@ export async function fanOutAndSynthesize(run: RagRun, progressOrigin: number): 
     ),
   );
   for (const output of outputs) run.appendSteps(output.steps);
+  outputs.forEach((output, i) => {
+    if (output.audit) run.audit.adopt(output.audit, `sub-${i + 1}`);
+  });
 
   run.step(steps.synthesisStarted(outputs.length), Date.now());
   const synthesis = synthesize({

@@ -46,10 +46,12 @@ export async function classifyComplexity(run: RagRun): Promise<void> {
 /** `retrieve_initial` (spec §4.4): a new trace; complexity fields are null in sub-questions. */
 export async function retrieveInitial(run: RagRun, group: StepGroup = null): Promise<void> {
   run.step(steps.initialRetrievalStarted(), Date.now(), group);
+  run.audit.beginInvocation(group ? 'sub_question' : 'initial', run.question, Date.now());
   const result = await retrieval.retrieve.executeWithOptions(
     { ...RETRIEVAL, summary: group ? `retrieve (${group.group})` : 'retrieve_initial' },
     [{ query: run.question, purpose: group ? 'sub_question' : 'initial' }],
   );
+  run.audit.retrieved(result.data);
   run.docs = result.data.docs;
   run.applyTrace(
     initialRetrievalFragment({
@@ -79,6 +81,18 @@ export async function gradeDocuments(run: RagRun, isSubAgent: boolean, group: St
   run.retrievalStatus = data.retrievalStatus;
   run.docs = evidenceAfterRoute(data.route, run.docs);
   run.applyTrace(traceFragment);
+  run.audit.graded(
+    {
+      route: data.route,
+      retrievalStatus: data.retrievalStatus,
+      relevance: data.grade.relevance,
+      answerability: data.grade.answerability,
+      confidence: data.grade.confidence,
+      keptCount: run.docs.length,
+      gradedBy: producedBy ?? null,
+    },
+    Date.now(),
+  );
   run.step(
     steps.graded(data.route, data.retrievalStatus, data.grade.confidence, data.update.hitl_prompt, data.grade.reason),
     Date.now(),
@@ -116,9 +130,11 @@ export async function rewriteAndRetrieve(run: RagRun): Promise<boolean> {
   run.step(steps.rewriteChosen(rewrite.rewrite_method), Date.now());
 
   run.step(steps.rewrittenRetrievalStarted(rewrite.rewrite_method), Date.now());
+  run.audit.beginInvocation('rewritten', rewrite.rewritten_query, Date.now());
   const result = await retrieval.retrieve.executeWithOptions({ ...RETRIEVAL, summary: 'retrieve_rewritten' }, [
     { query: rewrite.rewritten_query, purpose: 'rewritten' },
   ]);
+  run.audit.retrieved(result.data);
   run.docs = result.data.docs;
   run.applyTrace(rewrittenRetrievalFragment(rewrite, run.docs), result.traceFragment);
   run.step(steps.rewrittenRetrievalDone(rewrite.rewrite_method, result.data.meta, run.docs.length), Date.now());

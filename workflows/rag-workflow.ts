@@ -1,8 +1,17 @@
-import { ApplicationFailure, allHandlersFinished, condition, setHandler, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  CancellationScope,
+  allHandlersFinished,
+  condition,
+  patched,
+  setHandler,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { describeZodError } from '../core/errors';
 import { parseHitlResumeState } from '../core/graph/hitl-resume';
 import { RagRun } from '../core/run/rag-run';
 import { HitlAnswer, RagWorkflowInput, type HitlSettings, type RagOutcome } from '../core/schemas/run-io';
+import { AUDIT_PATCH, AuditRecorder } from './audit-recorder';
 import { runErrorOf, terminalFailure } from './failures';
 import { fanOutAndSynthesize } from './fan-out';
 import { classifyComplexity, gradeDocuments, retrieveInitial, rewriteAndRetrieve } from './graph-nodes';
@@ -32,6 +41,13 @@ export async function ragWorkflow(rawInput: RagWorkflowInput): Promise<RagOutcom
   const ids = { workflowId: info.workflowId, runId: info.runId, sessionId: input.sessionId };
   const startedAt = Date.now();
   const run = new RagRun(startedAt);
+  // Histories recorded before the audit activity replay without it (no recordAudit commands).
+  const recorder = new AuditRecorder(run.audit, ids, patched(AUDIT_PATCH));
+  run.audit.runStarted(startedAt, {
+    resumed: input.resumeFrom !== undefined,
+    maxRounds: input.hitl.maxRounds,
+    answerTimeoutMs: input.hitl.answerTimeoutMs,
+  });
 
   // Message handlers
   setHandler(outcomeQuery, () => run.outcome(ids));
@@ -60,15 +76,31 @@ export async function ragWorkflow(rawInput: RagWorkflowInput): Promise<RagOutcom
     if (input.resumeFrom) {
       const snapshot = parseHitlResumeState(input.resumeFrom.snapshot);
       run.recordResumeAnswer(snapshot, input.resumeFrom.answer);
+      run.audit.answerReceived(Date.now(), { round: 0, via: 'resume_from' });
       await resumeWithAnswer(run, snapshot, input.resumeFrom.answer);
     } else {
       run.question = input.question ?? '';
       await answerQuestion(run, startedAt);
     }
-    await converse(run, input.hitl);
+    const ending = await converse(run, input.hitl, recorder);
+    // Recorded just before the run settles, so that it still closes in the task it settles in (as it did before
+    // the audit): whoever sees the outcome sees a closed run. finish() keeps the question iff a person is needed.
+    run.audit.completed(Date.now(), {
+      route: run.route,
+      retrievalStatus: run.retrievalStatus,
+      rounds: run.rounds.filter((round) => round.round > 0).length,
+      awaitingPerson: run.needsPerson(),
+      evidenceCount: run.docs.length,
+    });
+    await recorder.settle();
+    if (ending === 'timed_out') run.timeOut();
+    else run.finish();
     publishState(run);
   } catch (error) {
     const runError = runErrorOf(error);
+    run.audit.failed(Date.now(), { errorType: runError.type, route: run.route });
+    // Also when the run was cancelled: the audit says how it ended.
+    await CancellationScope.nonCancellable(() => recorder.settle());
     run.fail(runError);
     publishState(run);
     await condition(allHandlersFinished);
@@ -91,24 +123,37 @@ async function answerQuestion(run: RagRun, startedAt: number): Promise<void> {
   if (run.route === 'rewrite' && (await rewriteAndRetrieve(run))) await gradeDocuments(run, false);
 }
 
-/** Ask, wait, resume — while the evidence needs a person, for at most `maxRounds` questions. */
-async function converse(run: RagRun, settings: HitlSettings): Promise<void> {
+/**
+ * Ask, wait, resume — while the evidence needs a person, for at most `maxRounds` questions. The caller ends the run
+ * (finish, or timeOut when the last question got no answer in time).
+ */
+async function converse(run: RagRun, settings: HitlSettings, recorder: AuditRecorder): Promise<'done' | 'timed_out'> {
   let round = 0;
   while (run.needsPerson() && round < settings.maxRounds) {
     round += 1;
     run.askPerson(round);
     publishState(run);
+    run.audit.hitlRequested(Date.now(), {
+      round,
+      route: run.route,
+      retrievalStatus: run.retrievalStatus,
+      optionCount: run.hitl?.options.length ?? 0,
+    });
+    // A settle point: the rows so far are recorded while the run waits (not before, so the timeout is unchanged).
+    recorder.flush();
     const answered = await condition(() => run.hasAnswer(), settings.answerTimeoutMs);
     if (!answered) {
-      run.timeOut();
-      return;
+      // No answer is taken any more, while the run records its audit before it settles as timed out.
+      run.stopTakingAnswers();
+      return 'timed_out';
     }
     const snapshot = run.resumeState;
     const answer = run.takeAnswer();
+    run.audit.answerReceived(Date.now(), { round, via: answer.via });
     publishState(run);
     if (snapshot) await resumeWithAnswer(run, snapshot, answer.text);
   }
-  run.finish();
+  return 'done';
 }
 
 function validateAnswer(run: RagRun, answer: unknown): void {

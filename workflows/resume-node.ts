@@ -28,9 +28,11 @@ export async function resumeWithAnswer(run: RagRun, snapshot: HitlResumeState, r
   run.step(steps.resumeReceived(rawAnswer), Date.now());
 
   run.step(steps.targetedRetrievalStarted(), Date.now());
+  run.audit.beginInvocation('hitl_targeted', refined, Date.now());
   const result = await retrieval.retrieve.executeWithOptions({ ...RETRIEVAL, summary: 'hitl_targeted_retrieval' }, [
     { query: refined, purpose: 'hitl_targeted' },
   ]);
+  run.audit.retrieved(result.data);
   run.docs = result.data.docs;
   run.applyTrace(targetedRetrievalFragment(refined, run.docs), result.traceFragment);
   run.step(steps.targetedRetrievalDone(result.data.meta, run.docs.length), Date.now());

@@ -1,6 +1,7 @@
-import { setHandler } from '@temporalio/workflow';
+import { setHandler, workflowInfo } from '@temporalio/workflow';
 import type { SubResult } from '../core/graph/synthesis';
 import type { RagStep } from '../core/progress/rag-step';
+import type { ToolInvocationRecord } from '../core/schemas/audit';
 import { RagRun } from '../core/run/rag-run';
 import { gradeDocuments, retrieveInitial } from './graph-nodes';
 import { progressQuery } from './messages';
@@ -11,7 +12,15 @@ export type SubQuestionInput = {
   /** The parent run's start (workflow time), so the steps' elapsed_ms count from the request (spec §4.13). */
   progressOrigin?: number;
 };
-export type SubQuestionOutput = { subResult: SubResult; steps: RagStep[] };
+export type SubQuestionOutput = {
+  subResult: SubResult;
+  steps: RagStep[];
+  /**
+   * The sub-question's audit row (step "sub-<index>"), recorded by the parent under its own ids. Absent in results
+   * recorded before the audit existed. Filling it creates no command, so it needs no patch.
+   */
+  audit?: ToolInvocationRecord;
+};
 
 /**
  * `rag_sub_agent` (spec §4.9): retrieve and grade one sub-question, with sub-agent routing (never a rewrite).
@@ -20,12 +29,16 @@ export type SubQuestionOutput = { subResult: SubResult; steps: RagStep[] };
 export async function subQuestionWorkflow(input: SubQuestionInput): Promise<SubQuestionOutput> {
   const run = new RagRun(input.progressOrigin ?? Date.now());
   run.question = input.question;
+  run.audit.forSubQuestion(input.index);
   // Message handlers
   setHandler(progressQuery, () => run.steps());
 
   const group = { group: `子问题 ${input.index}`, groupLabel: input.question };
   await retrieveInitial(run, group);
   await gradeDocuments(run, true, group);
+  const info = workflowInfo();
+  // Keyed with the child's ids here; the parent re-keys it with its own (it knows the session, the child does not).
+  const audit = run.audit.take({ sessionId: '', workflowId: info.workflowId, runId: info.runId })?.invocations[0];
   return {
     subResult: {
       question: input.question,
@@ -35,5 +48,6 @@ export async function subQuestionWorkflow(input: SubQuestionInput): Promise<SubQ
       rag_trace: run.trace,
     },
     steps: run.steps(),
+    ...(audit ? { audit } : {}),
   };
 }

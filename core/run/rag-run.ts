@@ -1,3 +1,4 @@
+import { AuditTrail } from '../audit/audit-trail';
 import { RagError } from '../errors';
 import { buildHitlResumeState, isHitlResult, type RunResult } from '../graph/hitl-resume';
 import { ProgressLog, type RagStep, type StepGroup, type StepMessage } from '../progress/rag-step';
@@ -36,6 +37,8 @@ export class RagRun {
   models: string | null = null;
   /** Bumped each time the run settles (asks, completes or fails), so a waiter can tell "the next" settle. */
   settleCount = 0;
+  /** Audit rows and timeline events not yet recorded (DESIGN §5 layer B); filled by the graph nodes. */
+  readonly audit = new AuditTrail();
   private inbox: PendingAnswer | null = null;
   private readonly progress: ProgressLog;
 
@@ -146,6 +149,14 @@ export class RagRun {
     round.outcome = outcome;
     round.answer = answer?.text ?? null;
     round.answered_via = answer?.via ?? null;
+  }
+
+  /**
+   * The wait for an answer is over (it timed out): answers are refused from now on, though the run has not settled
+   * yet (it records its audit first); `timeOut()` then ends it.
+   */
+  stopTakingAnswers(): void {
+    if (this.status === 'awaiting_input') this.status = 'running';
   }
 
   /** Ends the run with no answer for the pending question. Its snapshot lets an app resume later. */

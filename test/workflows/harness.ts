@@ -12,7 +12,8 @@ import {
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import { createActivities } from '../../activities';
-import type { ChatModels, Retriever } from '../../activities/ports';
+import { createAuditStore } from '../../activities/adapters/sql-audit-store';
+import type { AuditStore, ChatModels, Retriever } from '../../activities/ports';
 import type { EvidenceGrade, RewritePlan, ComplexityResult } from '../../core/schemas/model-outputs';
 import type { RetrievalResult } from '../../core/trace/writers';
 import { ragtimeDataConverter } from '../../client/codec/data-converter';
@@ -128,11 +129,22 @@ export function scriptedAdapters(script: AdapterScript): { models: ChatModels; r
   return { models, retriever, calls };
 }
 
+let sharedAuditStore: AuditStore | undefined;
+/**
+ * The audit store of workers that are not given one: a private in-memory SQLite database, so every workflow test
+ * also runs recordAudit against the real store code (and `scripts/export-replay-histories.ts` records it).
+ */
+export function defaultAuditStore(): AuditStore {
+  sharedAuditStore ??= createAuditStore({ sqliteFile: ':memory:', includeContent: false });
+  return sharedAuditStore;
+}
+
 /** Runs `fn` while a worker with the scripted adapters serves a fresh task queue. */
 export async function withWorker<T>(
   env: WorkflowEnv,
   script: AdapterScript,
   fn: (rag: RagClient, calls: AdapterCalls, taskQueue: string) => Promise<T>,
+  options: { audit?: AuditStore } = {},
 ): Promise<T> {
   const taskQueue = `test-${randomUUID()}`;
   const { models, retriever, calls } = scriptedAdapters(script);
@@ -141,7 +153,7 @@ export async function withWorker<T>(
     taskQueue,
     workflowBundle: env.workflowBundle,
     dataConverter: env.dataConverter,
-    activities: createActivities({ models, retriever }),
+    activities: createActivities({ models, retriever, audit: options.audit ?? defaultAuditStore() }),
   });
   return worker.runUntil(fn(RagClient.fromClient(env.client, taskQueue), calls, taskQueue));
 }
@@ -155,7 +167,7 @@ export const newTaskQueue = (): string => `test-${randomUUID()}`;
  */
 export async function createWorker(
   env: WorkflowEnv,
-  adapters: { models: ChatModels; retriever: Retriever },
+  adapters: { models: ChatModels; retriever: Retriever; audit?: AuditStore },
   taskQueue: string,
   options: Partial<Omit<WorkerOptions, 'connection' | 'taskQueue' | 'workflowBundle' | 'activities'>> = {},
 ): Promise<Worker> {
@@ -165,7 +177,7 @@ export async function createWorker(
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: env.workflowBundle,
-    activities: createActivities({ models: adapters.models, retriever: adapters.retriever }),
+    activities: createActivities({ models: adapters.models, retriever: adapters.retriever, audit: adapters.audit ?? defaultAuditStore() }),
   });
 }
 

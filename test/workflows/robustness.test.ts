@@ -96,7 +96,9 @@ async function activityRecord(workflowId: string) {
     }
   }
   const workflowTaskWorkers = events.flatMap((event) => event.workflowTaskCompletedEventAttributes?.identity ?? []);
-  return { scheduled, started, workflowTaskWorkers };
+  // The audit activity (test/workflows/audit.test.ts covers it) is not part of the graph these tests count.
+  delete scheduled.recordAudit;
+  return { scheduled, started: started.filter(({ type }) => type !== 'recordAudit'), workflowTaskWorkers };
 }
 
 /** Starts a worker you stop yourself; `stop()` resolves once it has shut down (draining what it must). */
