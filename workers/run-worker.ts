@@ -1,8 +1,10 @@
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { describePayloadEncryption, ragtimeDataConverter } from '../client/codec/data-converter';
+import { describeTelemetry, setupTelemetry } from '../client/telemetry/setup-telemetry';
 import type { RagConfig } from '../core/config';
 import { buildAdapters } from './build-adapters';
+import { telemetryWorkerOptions } from './telemetry';
 
 export type WorkerOptions = {
   /** Printed once the worker polls: what it runs against (never a secret). */
@@ -18,6 +20,8 @@ export type WorkerOptions = {
 export async function runWorker(config: RagConfig, options: WorkerOptions = {}): Promise<void> {
   const log = options.log ?? ((line: string) => console.log(line));
   Runtime.install({ logger: new DefaultLogger(options.sdkLogLevel ?? 'WARN') });
+  // Before the adapters: the SDK must be the global tracer provider before the first span opens.
+  const telemetry = setupTelemetry(config.telemetry, { role: 'worker' });
   const adapters = buildAdapters(config);
   try {
     await adapters.leafStore.ensureCollection();
@@ -36,6 +40,8 @@ export async function runWorker(config: RagConfig, options: WorkerOptions = {}):
           ingest: { leafStore: adapters.leafStore, parentStore: adapters.parentStore, embedder: adapters.embedder },
           audit: adapters.audit,
         }),
+        // OpenTelemetry: interceptors and the workflow-span sink, or nothing when RAGTIME_OTEL_EXPORTER=none.
+        ...telemetryWorkerOptions(telemetry),
       });
       log(
         `ragtime worker: task queue "${config.temporal.taskQueue}" on ${config.temporal.address} (namespace ${config.temporal.namespace})\n` +
@@ -45,7 +51,8 @@ export async function runWorker(config: RagConfig, options: WorkerOptions = {}):
           `  parents:     ${adapters.parentStoreLocation}\n` +
           `  audit:       ${adapters.auditLocation}\n` +
           `  rerank:      ${config.rerank.enabled ? `${config.rerank.model} at ${config.rerank.endpoint}` : 'off'}\n` +
-          `  payloads:    ${describePayloadEncryption(config.codec)}`,
+          `  payloads:    ${describePayloadEncryption(config.codec)}\n` +
+          `  telemetry:   ${describeTelemetry(config.telemetry)}`,
       );
       await worker.run();
     } finally {
@@ -53,5 +60,6 @@ export async function runWorker(config: RagConfig, options: WorkerOptions = {}):
     }
   } finally {
     await adapters.close();
+    await telemetry.shutdown();
   }
 }

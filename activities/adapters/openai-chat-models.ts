@@ -1,3 +1,4 @@
+import { SpanKind } from '@opentelemetry/api';
 import OpenAI from 'openai';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { zodResponseFormat } from 'openai/helpers/zod';
@@ -8,6 +9,8 @@ import { buildRewritePrompt } from '../../core/prompts/rewrite-prompt';
 import type { UserMessage } from '../../core/prompts/user-message';
 import { ComplexityResult, EvidenceGrade, RewritePlan } from '../../core/schemas/model-outputs';
 import type { ChatModels } from '../ports';
+import { chatRequestAttributes, chatResponseAttributes, chatSpanName } from '../telemetry/gen-ai';
+import { addAttributes, inSpan, NO_CONTENT, type SpanContentPolicy } from '../telemetry/spans';
 import { modelCallFailure } from './openai-call-failure';
 
 export type OpenAiChatModelsOptions = {
@@ -23,6 +26,8 @@ export type OpenAiChatModelsOptions = {
   timeoutMs?: number;
   /** SDK-level retries; 0 by default because Temporal's MODEL_CALL policy retries (see openai-call-failure.ts). */
   maxRetries?: number;
+  /** Whether the GenAI span of each call may carry the prompt and the completion (RAGTIME_OTEL_CONTENT); no. */
+  telemetry?: SpanContentPolicy;
 };
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
@@ -49,6 +54,8 @@ const excerpt = (text: string) => JSON.stringify(text.length > 120 ? `${text.sli
 export function createOpenAiChatModels(options: OpenAiChatModelsOptions): ChatModels {
   const baseUrl = options.baseUrl ?? OPENAI_DEFAULT_BASE_URL;
   const host = endpointHost(baseUrl);
+  const policy = options.telemetry ?? NO_CONTENT;
+  const { hostname, port } = new URL(baseUrl);
   const timeoutMs = options.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS;
   const apiKey = options.apiKey ?? '';
   // Every option is explicit, so the SDK never falls back to its own process.env reads (activities get config).
@@ -72,14 +79,19 @@ export function createOpenAiChatModels(options: OpenAiChatModelsOptions): ChatMo
     const needs = `the ${schema} call`;
     if (model === undefined || model === '') throw new RagError('MODEL_NOT_CONFIGURED', `${variable} is not set: ${needs} needs a model; set ${variable}`);
     if (client === undefined) throw new RagError('MODEL_NOT_CONFIGURED', `OPENAI_API_KEY is not set: ${needs} to ${model} needs one; set OPENAI_API_KEY`);
-    let completion: ChatCompletion;
-    const started = Date.now();
-    try {
-      completion = await client.chat.completions.create({ model, temperature: 0, messages: [message], response_format: FORMATS[schema] });
-    } catch (error) {
-      throw modelCallFailure(error, { model, modelVariable: variable, schema, host, timeoutMs, elapsedMs: Date.now() - started, apiKey });
-    }
-    return readReply(completion, model);
+    const request = { model, schema, serverAddress: hostname, serverPort: port === '' ? undefined : Number(port), message };
+    // One CLIENT span per request (OpenTelemetry GenAI conventions); token usage from the reply when it has one.
+    return inSpan(chatSpanName(model), { kind: SpanKind.CLIENT, attributes: () => chatRequestAttributes(request, policy), policy }, async (span) => {
+      let completion: ChatCompletion;
+      const started = Date.now();
+      try {
+        completion = await client.chat.completions.create({ model, temperature: 0, messages: [message], response_format: FORMATS[schema] });
+      } catch (error) {
+        throw modelCallFailure(error, { model, modelVariable: variable, schema, host, timeoutMs, elapsedMs: Date.now() - started, apiKey });
+      }
+      addAttributes(span, () => chatResponseAttributes(completion, policy));
+      return readReply(completion, model);
+    });
   }
 
   return {

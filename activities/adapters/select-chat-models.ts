@@ -15,7 +15,7 @@ export function openAiConfigured(models: RagConfig['models']): boolean {
  * provider is built by the caller's factory (`providers.offline`), and only when chosen.
  */
 export function selectChatModels(
-  config: Pick<RagConfig, 'models'>,
+  config: Pick<RagConfig, 'models' | 'telemetry'>,
   providers: { offline: () => ChatModels; openai?: Pick<OpenAiChatModelsOptions, 'timeoutMs' | 'maxRetries'> },
 ): ChatModelsChoice {
   const { provider, apiKey, baseUrl, fastModel, gradeModel } = config.models;
@@ -23,6 +23,13 @@ export function selectChatModels(
   if (!useOpenAi) return { provider: 'offline', models: providers.offline() };
   return {
     provider: 'openai',
-    models: createOpenAiChatModels({ apiKey, baseUrl, fastModel, gradeModel, ...providers.openai }),
+    models: createOpenAiChatModels({
+      apiKey,
+      baseUrl,
+      fastModel,
+      gradeModel,
+      telemetry: { includeContent: config.telemetry.includeContent },
+      ...providers.openai,
+    }),
   };
 }

@@ -1,3 +1,4 @@
+import { SpanStatusCode } from '@opentelemetry/api';
 import { AUTO_MERGE_PASSES, type AutoMergeMeta, autoMergeMeta, mergePass, qualifyingParentIds } from '../../core/retrieval/auto-merge';
 import { exceptionText, mergeGroups, rerankedCandidates } from '../../core/retrieval/diagnostics';
 import {
@@ -12,6 +13,8 @@ import type { FullRetrievalMeta, RecallMode, RetrievalBasis } from '../../core/r
 import type { MergeGroup } from '../../core/schemas/retrieval-diagnostics';
 import type { Chunk } from '../../core/schemas/retrieved-chunk';
 import type { ParentStore, RerankTransport } from '../ports';
+import { rerankerResult, rerankerStart } from '../telemetry/openinference';
+import { addAttributes, inSpan, type SpanContentPolicy } from '../telemetry/spans';
 import type { DiagnosticsRecorder } from './diagnostics-recorder';
 
 /**
@@ -27,6 +30,8 @@ export type FinalizeDeps = {
   rerank: RerankTransport;
   basis: RetrievalBasis;
   recorder: DiagnosticsRecorder;
+  /** What the rerank span may carry (RAGTIME_OTEL_CONTENT). */
+  policy: SpanContentPolicy;
 };
 
 /** spec §6.5.1: two merge passes, each fetching only the parents that qualify. Store errors propagate. */
@@ -63,20 +68,28 @@ async function rerank(deps: FinalizeDeps, query: string, numbered: Chunk[]): Pro
   if (numbered.length === 0 || !settings.enabled || settings.model === null || settings.apiKey === null) {
     return rerankSkipped(numbered, topK);
   }
-  let outcome: RerankReplyOutcome;
-  try {
-    const reply = await deps.rerank.post({
-      endpoint: settings.endpoint,
-      apiKey: settings.apiKey,
-      timeoutSeconds: settings.timeoutSeconds,
-      body: rerankRequestBody(settings.model, query, numbered, topK),
-    });
-    outcome = parseRerankReply(reply, numbered, topK);
-  } catch (error) {
-    outcome = { kind: 'failed', error: exceptionText(error) };
-  }
-  if (outcome.kind === 'malformed') throw new MalformedRerankReplyError(outcome.reason);
-  return rerankAttempted(numbered, topK, outcome);
+  const { model, apiKey } = settings;
+  // One RERANKER span per request sent (OpenInference): input and output document ids and scores.
+  return inSpan('rerank', { attributes: () => rerankerStart(model, topK, query, numbered, deps.policy), policy: deps.policy }, async (span) => {
+    let outcome: RerankReplyOutcome;
+    try {
+      const reply = await deps.rerank.post({
+        endpoint: settings.endpoint,
+        apiKey,
+        timeoutSeconds: settings.timeoutSeconds,
+        body: rerankRequestBody(model, query, numbered, topK),
+      });
+      outcome = parseRerankReply(reply, numbered, topK);
+    } catch (error) {
+      outcome = { kind: 'failed', error: exceptionText(error) };
+    }
+    if (outcome.kind === 'malformed') throw new MalformedRerankReplyError(outcome.reason);
+    const step = rerankAttempted(numbered, topK, outcome);
+    if (step.error === null) addAttributes(span, () => rerankerResult(step.docs, deps.policy));
+    // The retrieval goes on with the score-sorted candidates (spec §6.6.2 step 8); the rerank call itself failed.
+    else if (span.isRecording()) span.setStatus({ code: SpanStatusCode.ERROR, message: step.error }).setAttribute('error.type', 'rerank_failed');
+    return step;
+  });
 }
 
 /**

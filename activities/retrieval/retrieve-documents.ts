@@ -13,6 +13,8 @@ import { fuseRrf } from '../../core/retrieval/rrf';
 import type { Chunk } from '../../core/schemas/retrieved-chunk';
 import type { RetrievalResult } from '../../core/trace/writers';
 import type { Embedder, LeafHit, LeafStore, ParentStore, RerankTransport, Retriever } from '../ports';
+import { retrieverResult, retrieverStart } from '../telemetry/openinference';
+import { addAttributes, inSpan } from '../telemetry/spans';
 import { DiagnosticsRecorder } from './diagnostics-recorder';
 import { finalizeRecall } from './finalize-retrieval';
 
@@ -42,7 +44,9 @@ export function createRetriever(deps: RetrieverDeps): Retriever {
   const { config } = deps;
   const topK = config.retrieval.topK;
 
-  return {
+  const policy = { includeContent: config.telemetry.includeContent };
+
+  const untraced: Retriever = {
     async retrieve(query: string): Promise<RetrievalResult> {
       const recorder = new DiagnosticsRecorder(deps.now);
       const { candidateK, meta: candidateMeta } = resolveCandidateK(topK, config.retrieval);
@@ -59,7 +63,7 @@ export function createRetriever(deps: RetrieverDeps): Retriever {
         meta,
         diagnostics: recorder.build(),
       });
-      const finalizeDeps = { parentStore: deps.parentStore, rerank: deps.rerank, basis, recorder };
+      const finalizeDeps = { parentStore: deps.parentStore, rerank: deps.rerank, basis, recorder, policy };
       const leafLevel = basis.leafRetrieveLevel;
 
       // spec §6.1 step 2: one embedding call; on any error, no docs and the failure meta.
@@ -142,5 +146,15 @@ export function createRetriever(deps: RetrieverDeps): Retriever {
         return done([], failedRetrievalMeta(basis, RETRIEVE_FAILED));
       }
     },
+  };
+
+  return {
+    // One RETRIEVER span per retrieval (OpenInference): document ids and scores; the query and texts only with content.
+    retrieve: (query) =>
+      inSpan('retrieve', { attributes: () => retrieverStart(query, policy), policy }, async (span) => {
+        const result = await untraced.retrieve(query);
+        addAttributes(span, () => retrieverResult(result.docs, result.meta, policy));
+        return result;
+      }),
   };
 }

@@ -1,6 +1,8 @@
 import type { RagConfig } from '../../core/config';
 import { loadConfig } from '../load-config';
 import { RagClient } from '../rag-client';
+import { telemetryClientInterceptors } from '../telemetry/client-interceptors';
+import { setupTelemetry, type Telemetry } from '../telemetry/setup-telemetry';
 import { assertWorkerPolling } from './worker-check';
 
 /** What every command needs: the parsed config and, lazily, a connected client. */
@@ -22,6 +24,8 @@ export function createCliContext(env: NodeJS.ProcessEnv): CliContext {
   let parsed: RagConfig | undefined;
   const configOf = (): RagConfig => (parsed ??= loadConfig(env));
   let connected: Promise<RagClient> | null = null;
+  // OpenTelemetry for the commands that talk to Temporal (RAGTIME_OTEL_EXPORTER; off by default): client spans.
+  let telemetry: Telemetry | null = null;
   const client = () =>
     (connected ??= RagClient.connect({
       address: configOf().temporal.address,
@@ -29,6 +33,7 @@ export function createCliContext(env: NodeJS.ProcessEnv): CliContext {
       taskQueue: configOf().temporal.taskQueue,
       connection: { connectTimeout: CONNECT_TIMEOUT },
       codec: configOf().codec,
+      interceptors: telemetryClientInterceptors((telemetry ??= setupTelemetry(configOf().telemetry, { role: 'cli' }))),
     }));
   return {
     get config() {
@@ -42,7 +47,11 @@ export function createCliContext(env: NodeJS.ProcessEnv): CliContext {
       return rag;
     },
     async close() {
-      if (connected) await (await connected).close();
+      try {
+        if (connected) await (await connected).close();
+      } finally {
+        await telemetry?.shutdown();
+      }
     },
   };
 }

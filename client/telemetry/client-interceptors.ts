@@ -1,0 +1,15 @@
+import type { ClientInterceptors } from '@temporalio/client';
+import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
+import type { Telemetry } from './setup-telemetry';
+
+/**
+ * The Temporal client's OpenTelemetry interceptors: a span per start, update, signal and query
+ * (StartWorkflow:…, UpdateWithStartWorkflow:…, QueryWorkflow:…), whose context travels to the workflow in the
+ * headers. Undefined when telemetry is off, so the client carries no interceptor at all.
+ *
+ * @example
+ * const rag = await RagClient.connect({ address, interceptors: telemetryClientInterceptors(telemetry) });
+ */
+export function telemetryClientInterceptors(telemetry: Telemetry): ClientInterceptors | undefined {
+  return telemetry.enabled ? { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } : undefined;
+}
