@@ -4,7 +4,7 @@ import { createOpenAiChatModels } from '../../../activities/adapters/openai-chat
 import { setupTelemetry, type Telemetry } from '../../../client/telemetry/setup-telemetry';
 import { parseConfig } from '../../../core/config';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from '../../support/fake-openai-server';
-import { closedPort, LoopbackRerankServer } from '../../support/rerank-server';
+import { closedPort, type LoopbackRerankServer } from '../../support/rerank-server';
 import { QUERY, retrieverHarness } from '../../support/retriever-harness';
 
 /*
