@@ -74,10 +74,12 @@ export function createMilvusLeafStore(options: MilvusLeafStoreOptions): MilvusLe
 
   /** A BM25 read with the spec's drop ratio, or 0 once the server has said that only 0 is supported. */
   const readSparse = async <T>(operation: string, run: (dropRatio: number) => Promise<T>): Promise<T> => {
+    // The ratio this call used, not the shared one: a concurrent call may have learned "only 0" meanwhile.
+    const used = sparseDropRatio;
     try {
-      return await read(operation, () => run(sparseDropRatio));
+      return await read(operation, () => run(used));
     } catch (error) {
-      if (sparseDropRatio === 0 || !ONLY_ZERO_DROP_RATIO.test(String(error))) throw error;
+      if (used === 0 || !ONLY_ZERO_DROP_RATIO.test(String(error))) throw error;
       sparseDropRatio = 0;
       return read(operation, () => run(0));
     }
