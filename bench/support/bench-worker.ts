@@ -1,0 +1,78 @@
+import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
+import { createActivities } from '../../activities';
+import type { FloorActivities } from './floor-workflow';
+import { zeroLatencyAdapters } from './scenarios';
+
+/*
+ * The worker a benchmark measures: every ragtime workflow, the real activity code, zero-latency adapters — or, for the
+ * floor, only floor-workflow.ts. Only the tuning knobs below differ from the production worker
+ * (workers/run-worker.ts), and only when a flag sets them.
+ */
+
+export type WorkerTuning = {
+  maxCachedWorkflows?: number;
+  maxConcurrentWorkflowTaskExecutions?: number;
+  maxConcurrentActivityTaskExecutions?: number;
+  /** Workflow task pollers (a fixed maximum). */
+  workflowTaskPollers?: number;
+  /** Activity task pollers (a fixed maximum). */
+  activityTaskPollers?: number;
+  reuseV8Context?: boolean;
+  /**
+   * bundlerOptions.preloadModules: modules evaluated once per reusable V8 context and shared by all workflows, instead
+   * of once per workflow (an experiment: the SDK deep-freezes them, which a module must tolerate).
+   */
+  preloadModules?: string[];
+};
+
+/** `ragtime`: every ragtime workflow and activity. `floor`: only the floor workflow and its no-op activity. */
+export type BenchWorkerConfig = { address: string; taskQueue: string; tuning: WorkerTuning; bundle?: 'ragtime' | 'floor' };
+
+export function workerOptions(tuning: WorkerTuning): Partial<WorkerOptions> {
+  return {
+    ...(tuning.maxCachedWorkflows !== undefined ? { maxCachedWorkflows: tuning.maxCachedWorkflows } : {}),
+    ...(tuning.maxConcurrentWorkflowTaskExecutions !== undefined ? { maxConcurrentWorkflowTaskExecutions: tuning.maxConcurrentWorkflowTaskExecutions } : {}),
+    ...(tuning.maxConcurrentActivityTaskExecutions !== undefined ? { maxConcurrentActivityTaskExecutions: tuning.maxConcurrentActivityTaskExecutions } : {}),
+    ...(tuning.workflowTaskPollers !== undefined ? { workflowTaskPollerBehavior: { type: 'simple-maximum', maximum: tuning.workflowTaskPollers } } : {}),
+    ...(tuning.activityTaskPollers !== undefined ? { activityTaskPollerBehavior: { type: 'simple-maximum', maximum: tuning.activityTaskPollers } } : {}),
+    ...(tuning.reuseV8Context !== undefined ? { reuseV8Context: tuning.reuseV8Context } : {}),
+    ...(tuning.preloadModules?.length ? { bundlerOptions: { preloadModules: tuning.preloadModules } } : {}),
+  };
+}
+
+/** The effective settings of a created worker, for the report. */
+export function effectiveTuning(worker: Worker): Record<string, unknown> {
+  const options = worker.options;
+  return {
+    maxCachedWorkflows: options.maxCachedWorkflows,
+    // maxConcurrent*TaskExecutions end up as fixed-size slot suppliers of the tuner.
+    workflowTaskSlots: options.tuner.workflowTaskSlotSupplier,
+    activityTaskSlots: options.tuner.activityTaskSlotSupplier,
+    workflowTaskPollerBehavior: options.workflowTaskPollerBehavior,
+    activityTaskPollerBehavior: options.activityTaskPollerBehavior,
+    reuseV8Context: options.reuseV8Context,
+    workflowThreadPoolSize: options.workflowThreadPoolSize,
+    ...(options.bundlerOptions?.preloadModules?.length ? { preloadModules: options.bundlerOptions.preloadModules } : {}),
+  };
+}
+
+let runtimeInstalled = false;
+
+export async function createBenchWorker(config: BenchWorkerConfig): Promise<{ worker: Worker; connection: NativeConnection }> {
+  if (!runtimeInstalled) {
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+    runtimeInstalled = true;
+  }
+  const connection = await NativeConnection.connect({ address: config.address });
+  const worker = await Worker.create({
+    ...workerOptions(config.tuning),
+    connection,
+    taskQueue: config.taskQueue,
+    // The floor gets a bundle of its own: with reuseV8Context every new workflow evaluates the bundle's modules again,
+    // so sharing ragtime's bundle would charge the floor for ragtime's module scope.
+    ...(config.bundle === 'floor'
+      ? { workflowsPath: require.resolve('./floor-workflow'), activities: { benchNoop: async () => 1 } satisfies FloorActivities }
+      : { workflowsPath: require.resolve('../../workflows'), activities: createActivities(zeroLatencyAdapters()) }),
+  });
+  return { worker, connection };
+}
