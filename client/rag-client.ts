@@ -170,12 +170,12 @@ export class RagClient {
 
   /** The run's outcome as it stands (a running run reports status "running"). */
   async getOutcome(workflowId: string): Promise<RagOutcome> {
-    return this.query(workflowId, () => this.temporal.workflow.getHandle(workflowId).query(outcomeQuery));
+    return this.query(workflowId, () => this.temporal.workflow.getHandle(workflowId).query(outcomeQuery), (outcome) => outcome);
   }
 
   /** The run's normalized trace as it stands (spec §5.6). */
   async getTrace(workflowId: string): Promise<RagTrace | null> {
-    return this.query(workflowId, () => this.temporal.workflow.getHandle(workflowId).query(traceQuery));
+    return this.query(workflowId, () => this.temporal.workflow.getHandle(workflowId).query(traceQuery), (outcome) => outcome.rag_trace);
   }
 
   /**
@@ -195,12 +195,25 @@ export class RagClient {
     return [...steps, ...children.flat()];
   }
 
-  private async query<T>(workflowId: string, call: () => Promise<T>): Promise<T> {
+  /**
+   * A query, or, when it fails on a run that has completed, the run's result: a query of a closed run needs a worker
+   * to replay its history (and can time out on a busy one), while the result of a completed run is the final
+   * outcome itself.
+   */
+  private async query<T>(workflowId: string, call: () => Promise<T>, fromResult?: (outcome: RagOutcome) => T): Promise<T> {
     try {
       return await call();
     } catch (error) {
+      const completed = fromResult ? await this.completedOutcome(workflowId).catch(() => null) : null;
+      if (completed && fromResult) return fromResult(completed);
       throw toRagError(error, workflowId);
     }
+  }
+
+  private async completedOutcome(workflowId: string): Promise<RagOutcome | null> {
+    const handle = this.temporal.workflow.getHandle<typeof ragWorkflow>(workflowId);
+    const description = await handle.describe();
+    return description.status.name === 'COMPLETED' ? handle.result() : null;
   }
 
   async close(): Promise<void> {
