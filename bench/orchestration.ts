@@ -1,12 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
-import { RagClient } from '../client/rag-client';
+import { RagClient, newRagWorkflowId } from '../client/rag-client';
 import { WORKER_FLAGS, WORKER_FLAGS_HELP, parseArgs, positiveInt, temporalAddress, workerFlags } from './support/args';
 import { gapTable, historyGaps } from './support/history-gaps';
 import { describeMachine, loadAverage, machineInfo, ownCpuMs, processCpuMs } from './support/machine';
 import { floorDoneUpdate, type benchFloorWorkflow } from './support/floor-workflow';
 import { SCENARIOS, inProcessModels, runInProcess, type ScenarioName } from './support/scenarios';
+import { RunTracker, deadline } from './support/run-tracker';
 import { closedLoop, ms, rate, summarize, sustainedLoop, table, type Summary } from './support/stats';
 import { startBenchWorker, type BenchWorkerHandle } from './support/worker-host';
 
@@ -24,7 +25,8 @@ import { startBenchWorker, type BenchWorkerHandle } from './support/worker-host'
  */
 
 const HELP = `usage: npx tsx bench/orchestration.ts [options]
-  --runs N                  measured runs per scenario and concurrency (default 300)
+  --runs N                  measured runs per scenario and concurrency (default 200)
+  --complex-runs N          the same for the complex scenario, 3 workflows per run (default 60)
   --warmup N                warm-up runs before each measurement, at least 2 × concurrency (default 30)
                             (then filler runs keep all lanes busy until the last measured run returns)
   --concurrency 1,10,50     closed-loop concurrency levels (default 1,10,50)
@@ -54,6 +56,7 @@ async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       runs: { type: 'string' },
+      'complex-runs': { type: 'string' },
       warmup: { type: 'string' },
       concurrency: { type: 'string', default: '1,10,50' },
       scenarios: { type: 'string', default: 'simple,complex,floor' },
@@ -70,7 +73,8 @@ async function main(): Promise<void> {
     console.log(HELP);
     return;
   }
-  const runs = positiveInt('runs', values.runs, 300);
+  const runs = positiveInt('runs', values.runs, 200);
+  const complexRuns = positiveInt('complex-runs', values['complex-runs'], 60);
   const warmup = positiveInt('warmup', values.warmup, 30);
   const inProcessRuns = positiveInt('in-process-runs', values['in-process-runs'], 2000);
   const concurrencies = values.concurrency.split(',').map((text) => positiveInt('concurrency', text.trim()));
@@ -79,14 +83,15 @@ async function main(): Promise<void> {
     if (name !== 'floor' && !(name in SCENARIOS)) throw new Error(`unknown scenario ${JSON.stringify(name)} (simple, complex, floor)`);
   }
   const { mode, tuning } = workerFlags(values);
-  const deadline = setTimeout(() => {
-    console.error(`bench: aborted after --max-seconds ${values['max-seconds'] ?? 600}`);
-    process.exit(2);
-  }, positiveInt('max-seconds', values['max-seconds'], 600) * 1000);
-  deadline.unref();
+  const maxSeconds = positiveInt('max-seconds', values['max-seconds'], 600);
 
   const address = temporalAddress();
   const connection = await Connection.connect({ address });
+  const client = new Client({ connection });
+  const tracker = new RunTracker(client, 'bench/orchestration: the benchmark stopped before this run finished');
+  deadline(maxSeconds, async () => {
+    console.error(`terminated ${await tracker.close()} runs in flight`);
+  });
   const machine = await machineInfo(connection, address);
   console.log(`# bench/orchestration — ${new Date().toISOString()}`);
   console.log(`command: npx tsx bench/orchestration.ts ${process.argv.slice(2).join(' ')}`.trimEnd());
@@ -104,7 +109,6 @@ async function main(): Promise<void> {
     }
   }
 
-  const client = new Client({ connection });
   const profileRuns = positiveInt('profile', values.profile, 0);
   const cells: Cell[] = [];
   let settings: Record<string, unknown> = {};
@@ -117,7 +121,7 @@ async function main(): Promise<void> {
     console.log(`${scenario}: worker ${mode === 'process' ? `in its own process (pid ${worker.pid})` : 'in the benchmark process'}, task queue ${taskQueue}`);
     console.log(`worker settings: ${JSON.stringify(worker.tuning)}`);
     const rag = RagClient.fromClient(client, taskQueue);
-    const ask = scenario === 'floor' ? async () => void (await floorRun(client, taskQueue)) : () => ragRun(rag, scenario);
+    const ask = scenario === 'floor' ? () => floorRun(client, taskQueue, tracker) : () => ragRun(rag, scenario, tracker);
     try {
       for (const concurrency of concurrencies) {
         // CPU is read around the whole loop (warm-up and filler runs too) and divided by every run it did.
@@ -127,7 +131,8 @@ async function main(): Promise<void> {
           await ask();
         };
         const before = { client: ownCpuMs(), worker: (await worker.usage()).cpuMs, server: processCpuMs(machine.serverPid) };
-        const temporal = await sustainedLoop(concurrency, Math.max(warmup, 2 * concurrency), runs, counted);
+        const measured = scenario === 'complex' ? complexRuns : runs;
+        const temporal = await sustainedLoop(concurrency, Math.max(warmup, 2 * concurrency), measured, counted);
         const after = { client: ownCpuMs(), worker: (await worker.usage()).cpuMs, server: processCpuMs(machine.serverPid) };
         const perRun = (a: number | null, b: number | null) => (a === null || b === null ? null : (b - a) / total);
         const cell: Cell = {
@@ -150,41 +155,58 @@ async function main(): Promise<void> {
             (temporal.failed ? `; ${temporal.failed} FAILED (first: ${temporal.firstError})` : ''),
         );
       }
-      if (profileRuns > 0 && scenario === 'simple') {
-        await profile(client, 'simple', profileRuns, async () => (await rag.ask(SCENARIOS.simple.question, { sessionId: 'bench' })).workflowId);
-      }
-      if (profileRuns > 0 && scenario === 'floor') await profile(client, 'floor', profileRuns, () => floorRun(client, taskQueue));
+      if (profileRuns > 0 && scenario !== 'complex') await profile(client, scenario, profileRuns, ask);
     } finally {
+      const inFlight = await tracker.terminateAll();
+      const unfinished = await tracker.drain(taskQueue);
+      if (inFlight + unfinished > 0) console.error(`terminated ${inFlight} runs in flight and ${unfinished} that did not finish`);
       await worker.stop();
     }
   }
   await connection.close();
 
-  report(cells, { runs, warmup, inProcessRuns, mode });
+  report(cells, { runs, complexRuns, warmup, inProcessRuns, mode });
   if (values.json) {
     writeFileSync(values.json, `${JSON.stringify({ date: new Date().toISOString(), argv: process.argv.slice(2), machine, mode, tuning: settings, cells }, null, 2)}\n`);
   }
 }
 
-/** One ragtime run through RagClient.ask (update-with-start); it must complete with route answer. */
-async function ragRun(rag: RagClient, scenario: ScenarioName): Promise<void> {
-  const outcome = await rag.ask(SCENARIOS[scenario].question, { sessionId: 'bench' });
-  if (outcome.status !== 'completed' || outcome.route !== 'answer') {
-    throw new Error(`${scenario} run ${outcome.workflowId} ended ${outcome.status}/${outcome.route}: ${JSON.stringify(outcome.error)}`);
+/** Runs `run` as the tracked run `workflowId`: a run whose call fails is terminated (it may still be running). */
+async function trackedRun(tracker: RunTracker, workflowId: string, run: () => Promise<void>): Promise<string> {
+  await tracker.admit(workflowId);
+  try {
+    await run();
+  } catch (error) {
+    await tracker.terminate(workflowId);
+    throw error;
   }
+  tracker.finished(workflowId);
+  return workflowId;
+}
+
+/** One ragtime run through RagClient.ask (update-with-start); it must complete with route answer. */
+function ragRun(rag: RagClient, scenario: ScenarioName, tracker: RunTracker): Promise<string> {
+  const workflowId = newRagWorkflowId('bench');
+  return trackedRun(tracker, workflowId, async () => {
+    const outcome = await rag.ask(SCENARIOS[scenario].question, { sessionId: 'bench', workflowId });
+    if (outcome.status !== 'completed' || outcome.route !== 'answer') {
+      throw new Error(`${scenario} run ${workflowId} ended ${outcome.status}/${outcome.route}: ${JSON.stringify(outcome.error)}`);
+    }
+  });
 }
 
 /** One floor run, started the way `ask` starts a run: update-with-start, waiting for the update's result. */
-async function floorRun(client: Client, taskQueue: string): Promise<string> {
+function floorRun(client: Client, taskQueue: string, tracker: RunTracker): Promise<string> {
   const workflowId = `bench-floor-${randomUUID()}`;
-  const start = new WithStartWorkflowOperation<typeof benchFloorWorkflow>('benchFloorWorkflow', {
-    workflowId,
-    taskQueue,
-    workflowIdConflictPolicy: 'FAIL',
+  return trackedRun(tracker, workflowId, async () => {
+    const start = new WithStartWorkflowOperation<typeof benchFloorWorkflow>('benchFloorWorkflow', {
+      workflowId,
+      taskQueue,
+      workflowIdConflictPolicy: 'FAIL',
+    });
+    const result = await client.workflow.executeUpdateWithStart(floorDoneUpdate, { startWorkflowOperation: start });
+    if (result !== 2) throw new Error(`floor run returned ${result}`);
   });
-  const result = await client.workflow.executeUpdateWithStart(floorDoneUpdate, { startWorkflowOperation: start });
-  if (result !== 2) throw new Error(`floor run returned ${result}`);
-  return workflowId;
 }
 
 /** Runs one at a time: client round trip vs the server-side duration, and the server-side breakdown. */
@@ -200,9 +222,12 @@ async function profile(client: Client, name: string, runs: number, once: () => P
   console.log(gapTable(gaps));
 }
 
-function report(cells: Cell[], settings: { runs: number; warmup: number; inProcessRuns: number; mode: string }): void {
+function report(cells: Cell[], settings: { runs: number; complexRuns: number; warmup: number; inProcessRuns: number; mode: string }): void {
   const cpu = (value: number | null) => (value === null ? '—' : ms(value));
-  console.log(`\n## Results (${settings.runs} measured runs per Temporal cell, ${settings.inProcessRuns} in-process; warm-up and filler runs excluded)\n`);
+  console.log(
+    `\n## Results (${settings.runs} measured runs per Temporal cell, complex ${settings.complexRuns}; ${settings.inProcessRuns} in-process; ` +
+      'warm-up and filler runs excluded)\n',
+  );
   console.log(
     table(
       ['scenario', 'conc.', '(a) Temporal p50 / p95 ms', '(a) runs/s', '(a) failed', '(b) in-process p50 / p95 ms', '(b) runs/s', 'overhead p50 (a−b) ms', 'CPU ms/run client / worker / server'],

@@ -1,9 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
-import { RagClient } from '../client/rag-client';
+import { RagClient, newRagWorkflowId } from '../client/rag-client';
 import { WORKER_FLAGS, WORKER_FLAGS_HELP, parseArgs, positiveInt, temporalAddress, workerFlags } from './support/args';
 import { describeMachine, loadAverage, machineInfo } from './support/machine';
+import { RunTracker, deadline } from './support/run-tracker';
 import { PARK_ANSWER, PARK_QUESTION, SIMPLE_QUESTION } from './support/scenarios';
 import { closedLoop, mib, ms, rate, summarize, table, type Summary } from './support/stats';
 import { startBenchWorker, type BenchWorkerHandle } from './support/worker-host';
@@ -59,14 +60,16 @@ async function main(): Promise<void> {
   if (2 * sample > runs) throw new Error(`--sample ${sample} twice (cached and evicted) exceeds --runs ${runs}`);
   const { mode, tuning } = workerFlags(values);
   if (mode !== 'process') throw new Error('parked-runs measures the worker process RSS: use --worker process');
-  const deadline = setTimeout(() => {
-    console.error(`bench: aborted after --max-seconds ${values['max-seconds'] ?? 600}; parked runs are left waiting (task queue in the log)`);
-    process.exit(2);
-  }, positiveInt('max-seconds', values['max-seconds'], 600) * 1000);
-  deadline.unref();
+  const maxSeconds = positiveInt('max-seconds', values['max-seconds'], 600);
 
   const address = temporalAddress();
   const connection = await Connection.connect({ address });
+  const client = new Client({ connection });
+  // Every run started here and not seen finish: the parked ones, and any whose ask or answer failed.
+  const tracker = new RunTracker(client, 'bench/parked-runs: done');
+  deadline(maxSeconds, async () => {
+    console.error(`terminated ${await tracker.close()} runs`);
+  });
   const machine = await machineInfo(connection, address);
   console.log(`# bench/parked-runs — ${new Date().toISOString()}`);
   console.log(`command: npx tsx bench/parked-runs.ts ${process.argv.slice(2).join(' ')}`.trimEnd());
@@ -74,10 +77,9 @@ async function main(): Promise<void> {
   console.log(`load average at start: ${loadAverage()}`);
 
   const taskQueue = `bench-parked-${randomUUID()}`;
-  const rag = RagClient.fromClient(new Client({ connection }), taskQueue);
+  const rag = RagClient.fromClient(client, taskQueue);
   const memory: Memory[] = [];
   const parked: string[] = [];
-  const answered = new Set<string>();
   let worker: BenchWorkerHandle | null = null;
   const note = async (label: string, gc = false) => {
     const usage = gc ? await (worker as BenchWorkerHandle).gcThenUsage() : await (worker as BenchWorkerHandle).usage();
@@ -88,10 +90,10 @@ async function main(): Promise<void> {
     const { latencies, wallMs } = await closedLoop(ids.length, answerConcurrency, async (i) => {
       const workflowId = ids[i] as string;
       const outcome = await rag.answer(workflowId, PARK_ANSWER);
-      answered.add(workflowId);
       if (outcome.status !== 'completed' || outcome.route !== 'answer') {
         throw new Error(`answered run ${workflowId} ended ${outcome.status}/${outcome.route}: ${JSON.stringify(outcome.error)}`);
       }
+      tracker.finished(workflowId);
     });
     return summarize(latencies, wallMs);
   };
@@ -107,13 +109,20 @@ async function main(): Promise<void> {
     console.log(`worker settings: ${JSON.stringify(worker.tuning)}`);
     await note('worker 1 started, idle', true);
     // Warm-up: load the workflow bundle's code paths once (these runs complete and leave the cache empty of parked runs).
-    await closedLoop(20, 5, () => rag.ask(SIMPLE_QUESTION, { sessionId: 'bench-parked' }));
+    await closedLoop(20, 5, async () => {
+      const workflowId = newRagWorkflowId('bench-parked');
+      await tracker.admit(workflowId);
+      await rag.ask(SIMPLE_QUESTION, { sessionId: 'bench-parked', workflowId });
+      tracker.finished(workflowId);
+    });
     await note('worker 1 after 20 warm-up runs, after GC', true);
 
     const parkedRuns = await closedLoop(runs, startConcurrency, async () => {
-      const outcome = await rag.ask(PARK_QUESTION, { sessionId: 'bench-parked' });
-      if (outcome.status !== 'awaiting_input') throw new Error(`run ${outcome.workflowId} did not park: ${outcome.status}/${outcome.route}`);
-      parked.push(outcome.workflowId);
+      const workflowId = newRagWorkflowId('bench-parked');
+      await tracker.admit(workflowId);
+      const outcome = await rag.ask(PARK_QUESTION, { sessionId: 'bench-parked', workflowId });
+      if (outcome.status !== 'awaiting_input') throw new Error(`run ${workflowId} did not park: ${outcome.status}/${outcome.route}`);
+      parked.push(workflowId);
     });
     parking = summarize(parkedRuns.latencies, parkedRuns.wallMs);
     console.log(`parked ${parked.length} runs: ask p50 ${ms(parking.p50)} ms, ${rate(parking.runsPerSecond)} runs/s; load ${loadAverage()}`);
@@ -132,14 +141,9 @@ async function main(): Promise<void> {
     console.log(`answered ${sample} evicted runs (replayed from history): p50 ${ms(evicted.p50)} ms p95 ${ms(evicted.p95)} ms; load ${loadAverage()}`);
     await note(`worker 2 after answering ${sample}, after GC`, true);
   } finally {
-    const leftover = parked.filter((id) => !answered.has(id));
-    await closedLoop(leftover.length, 20, async (i) => {
-      const id = leftover[i] as string;
-      await rag.temporal.workflow.getHandle(id).terminate('bench/parked-runs: done').catch((error: unknown) => {
-        console.error(`could not terminate ${id}: ${String(error)}`);
-      });
-    });
-    console.log(`terminated ${leftover.length} parked runs that were not answered`);
+    console.log(`terminated ${await tracker.terminateAll()} runs that were not answered (or did not finish)`);
+    const unfinished = worker ? await tracker.drain(taskQueue) : 0;
+    if (unfinished > 0) console.error(`terminated ${unfinished} more runs that did not finish`);
     await worker?.stop();
     await connection.close();
   }
