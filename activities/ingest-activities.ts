@@ -13,6 +13,8 @@ export type IngestDeps = StoreDeps & { loaders?: Loaders };
 export interface IngestActivities {
   /** One file, end to end (spec §6.11 "Upload"); heartbeats its stage; resumable after a lost worker. */
   ingestFile(input: IngestFileInput): Promise<IngestFileData>;
+  /** After a batch: makes the leaves it inserted fast to search (LeafStore.flush). */
+  flushLeaves(): Promise<void>;
 }
 
 // core/ builds the chunks and the stores take them: the two declarations must stay the same shape.
@@ -56,11 +58,27 @@ export function ingestActivities(deps: IngestDeps | undefined): IngestActivities
     return collectionReady;
   };
 
+  const requireDeps = (): IngestDeps => {
+    if (!deps) {
+      throw ApplicationFailure.create({ type: 'INVALID_CONFIG', message: 'this worker has no knowledge store (leaf store, parent store, embedder); start it with one to ingest', nonRetryable: true });
+    }
+    return deps;
+  };
+
   return {
-    async ingestFile({ file, filename }: IngestFileInput): Promise<IngestFileData> {
-      if (!deps) {
-        throw ApplicationFailure.create({ type: 'INVALID_CONFIG', message: 'this worker has no knowledge store (leaf store, parent store, embedder); start it with one to ingest', nonRetryable: true });
+    async flushLeaves(): Promise<void> {
+      const { leafStore } = requireDeps();
+      try {
+        await leafStore.flush();
+      } catch (error) {
+        if (isRagError(error)) throw ApplicationFailure.create({ type: error.code, message: `flushing the leaves: ${error.message}`, nonRetryable: error.terminal, cause: error });
+        const message = error instanceof Error ? error.message : String(error);
+        throw ApplicationFailure.create({ type: 'SERVICE_UNAVAILABLE', message: `flushing the leaves failed: ${message}`, nonRetryable: false, cause: error instanceof Error ? error : undefined });
       }
+    },
+
+    async ingestFile({ file, filename }: IngestFileInput): Promise<IngestFileData> {
+      const deps = requireDeps();
       const context = Context.current();
       const parsed = IngestHeartbeat.safeParse(context.info.heartbeatDetails);
       const previous = parsed.success && parsed.data.file === file ? parsed.data : null;

@@ -62,6 +62,12 @@ export interface LeafStore {
   insertLeaves(leaves: Array<HierarchyChunk & { dense: number[] }>): Promise<number>;
   deleteByFilename(filename: string): Promise<void>;
   countByFilename(filename: string): Promise<number>;
+  /**
+   * Makes what was inserted fast to search. Milvus keeps new rows in a growing segment (Milvus Lite: an in-memory
+   * table searched without an index) until a flush seals them into an indexed one; at 10k leaves a search over
+   * unsealed rows took ~1.7 s instead of ~20 ms (docs/PERFORMANCE.md). Called once after an ingestion batch.
+   */
+  flush(): Promise<void>;
   /** Dense leg: metric IP (inner product = cosine on normalized vectors), ef 64. Best first. */
   searchDense(vector: number[], search: LeafSearch): Promise<LeafHit[]>;
   /** BM25 leg on the raw query text. Best first (score = the BM25 relevance, higher is better). */

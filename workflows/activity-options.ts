@@ -52,6 +52,22 @@ export const INGEST_FILE: ActivityOptions = {
 };
 
 /**
+ * flushLeaves (after an ingestion batch): one Milvus flush, which seals the batch's rows into indexed segments;
+ * seconds for tens of thousands of leaves. A failure leaves the knowledge searchable, only slower, so the batch
+ * reports it and still succeeds.
+ */
+export const FLUSH_LEAVES: ActivityOptions = {
+  startToCloseTimeout: '10 minutes',
+  retry: {
+    initialInterval: '2 seconds',
+    backoffCoefficient: 2,
+    maximumInterval: '30 seconds',
+    maximumAttempts: 3,
+    nonRetryableErrorTypes: TERMINAL_ERRORS,
+  },
+};
+
+/**
  * recordAudit (DESIGN §5 layer B): one small idempotent insert. Short, because a completing or failing run waits for
  * it before it settles; three attempts cover a busy SQLite file or a PostgreSQL failover. After that the workflow logs
  * and goes on: the run's outcome is what matters, and a batch that failed is sent again at the next settle point.
@@ -66,3 +82,4 @@ export const AUDIT: ActivityOptions = {
     nonRetryableErrorTypes: TERMINAL_ERRORS,
   },
 };
+

@@ -128,6 +128,11 @@ export function createMilvusLeafStore(options: MilvusLeafStoreOptions): MilvusLe
       return Number(reply.data[0]?.['count(*)'] ?? 0);
     },
 
+    flush: () =>
+      write(async () => {
+        await milvusCall(where, 'flush', () => client.flushSync({ collection_names: [collection] }));
+      }),
+
     searchDense: async (vector, search) => {
       const reply = await read('dense search', () =>
         client.search({

@@ -186,6 +186,7 @@ export function timedLeafStore(inner: LeafStore, inserts: Stopwatch, deletes: St
     insertLeaves: (leaves) => inserts.time(leaves.length, () => inner.insertLeaves(leaves)),
     deleteByFilename: (filename) => deletes.time(0, () => inner.deleteByFilename(filename)),
     countByFilename: (filename) => inner.countByFilename(filename),
+    flush: () => inner.flush(),
     searchDense: (vector, search) => inner.searchDense(vector, search),
     searchBm25: (text, search) => inner.searchBm25(text, search),
     close: () => inner.close(),

@@ -1,4 +1,4 @@
-import type { IngestBatchResult, IngestError, IngestFileData, IngestFileResult, IngestProgress } from './ingest-io';
+import type { IngestBatchResult, IngestError, IngestFileData, IngestFileResult, IngestFlush, IngestProgress } from './ingest-io';
 
 /** The name chunks are keyed by (spec §6.11 chunk ids, the stores' delete-by-filename): the last path segment. */
 export function fileNameOf(file: string): string {
@@ -18,6 +18,7 @@ export type IngestTask = { index: number; file: string; filename: string };
 export class IngestBatch {
   private readonly entries: Entry[];
   private next = 0;
+  private flush: (IngestFlush & { startedAt: number }) | null = null;
 
   constructor(
     files: readonly string[],
@@ -57,6 +58,20 @@ export class IngestBatch {
     this.settle(index, now, { status: 'failed', l1: 0, l2: 0, l3: 0, error });
   }
 
+  /** Whether any file of the batch inserted leaves (then the batch ends with a flush). */
+  insertedLeaves(): boolean {
+    return this.results().some((r) => r.status === 'ingested' && r.l3 > 0);
+  }
+
+  startFlush(now: number): void {
+    this.flush = { status: 'running', duration_ms: 0, startedAt: now };
+  }
+
+  finishFlush(now: number, error?: IngestError): void {
+    if (!this.flush) return;
+    this.flush = { status: error ? 'failed' : 'flushed', duration_ms: now - this.flush.startedAt, ...(error ? { error } : {}), startedAt: this.flush.startedAt };
+  }
+
   progress(): IngestProgress {
     const results = this.results();
     return {
@@ -67,6 +82,7 @@ export class IngestBatch {
       failed: results.filter((r) => r.status === 'failed').length,
       running: this.entries.filter((e) => e.startedAt !== null && e.result === null).map((e) => e.file),
       results,
+      ...this.flushPart(),
     };
   }
 
@@ -86,7 +102,14 @@ export class IngestBatch {
         l3: sum('l3'),
         duration_ms: now - this.startedAt,
       },
+      ...this.flushPart(),
     };
+  }
+
+  private flushPart(): { flush?: IngestFlush } {
+    if (!this.flush) return {};
+    const { startedAt: _startedAt, ...flush } = this.flush;
+    return { flush };
   }
 
   /** Finished files, in input order. */

@@ -49,7 +49,13 @@ export type IngestFileResult = ChunkCounts & {
 
 export type IngestTotals = ChunkCounts & { files: number; ingested: number; failed: number; duration_ms: number };
 
-export type IngestBatchResult = { batchLabel?: string; files: IngestFileResult[]; totals: IngestTotals };
+/**
+ * The flush after a batch (LeafStore.flush): absent when no leaf was inserted (or for batches recorded before it).
+ * A failed flush leaves the knowledge searchable, only slower, until the next batch flushes.
+ */
+export type IngestFlush = { status: 'running' | 'flushed' | 'failed'; duration_ms: number; error?: IngestError };
+
+export type IngestBatchResult = { batchLabel?: string; files: IngestFileResult[]; totals: IngestTotals; flush?: IngestFlush };
 
 export type IngestProgress = {
   batchLabel?: string;
@@ -61,6 +67,8 @@ export type IngestProgress = {
   running: string[];
   /** Results so far, in input order of completion. */
   results: IngestFileResult[];
+  /** Once every file is done: the flush that seals what the batch inserted. */
+  flush?: IngestFlush;
 };
 
 /** spec §6.10: leaves are embedded and inserted 50 at a time. */

@@ -77,6 +77,8 @@ test('a batch with a corrupt and an empty file: per-file results, and each store
     ['blank.txt', 'failed', 0, 0, 'EMPTY_DOCUMENT'],
   ]);
   for (const f of result.files) expect([f.filename, await counts(f.filename)]).toEqual([f.filename, { parents: f.l1 + f.l2, leaves: f.l3 }]);
+  // The batch ends with one Milvus flush (sealing the leaves for fast search; Milvus Lite reports no segments).
+  expect(result.flush).toEqual({ status: 'flushed', duration_ms: expect.any(Number) });
   // The leaf is found by its own text, and its parent is in the parent store (auto-merge's source, spec §6.8).
   const [vector] = await embedder.embedQueries(['Page two: Milvus stores leaf chunks. BM25 and dense legs are fused.']);
   const [top] = await leafStore.searchDense(vector!, { limit: 3, leafLevel: 3 });

@@ -65,6 +65,7 @@ export class FakeLeafStore implements LeafStore {
   async countByFilename(filename: string): Promise<number> {
     return this.leaves.filter((leaf) => leaf.filename === filename).length;
   }
+  async flush(): Promise<void> {}
   async close(): Promise<void> {}
 }
 

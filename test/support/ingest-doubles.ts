@@ -14,8 +14,10 @@ export type Hook = (call: number) => void | Promise<void>;
 export class MemoryLeafStore implements LeafStore {
   readonly leaves: Leaf[] = [];
   insertCalls = 0;
+  flushCalls = 0;
   beforeInsert: Hook = () => undefined;
   beforeDelete: Hook = () => undefined;
+  beforeFlush: Hook = () => undefined;
   private deleteCalls = 0;
 
   async ensureCollection(): Promise<void> {}
@@ -30,6 +32,9 @@ export class MemoryLeafStore implements LeafStore {
   }
   async countByFilename(filename: string): Promise<number> {
     return this.leaves.filter((leaf) => leaf.filename === filename).length;
+  }
+  async flush(): Promise<void> {
+    await this.beforeFlush(++this.flushCalls);
   }
   async searchDense(): Promise<LeafHit[]> {
     return [];

@@ -72,12 +72,34 @@ describe('ingestWorkflow', () => {
     expect(result.files[2]?.error?.message).toBe('corrupt.pdf: not a readable PDF: InvalidPDFException: Invalid PDF structure.');
     expect(result.files.every((f) => f.file === fixture(f.filename) && f.duration_ms >= 0)).toBe(true);
     expect(result).toMatchObject({ batchLabel: 'test batch', totals: { files: 8, ingested: 5, failed: 3, l1: 8, l2: 8, l3: 8 } });
+    // Once, after the last file: the leaves are sealed for fast search.
+    expect(result.flush).toEqual({ status: 'flushed', duration_ms: expect.any(Number) });
+    expect(deps.leafStore.flushCalls).toBe(1);
     // The stores hold exactly the good files' chunks.
     expect(deps.leafStore.leaves).toHaveLength(8);
     expect(deps.parentStore.chunks.size).toBe(16);
     expect(deps.leafStore.ids('two-pages.pdf')).toEqual(['two-pages.pdf::p0::l3::0', 'two-pages.pdf::p1::l3::0']);
     expect(deps.leafStore.ids('two-sections.html')).toEqual(['two-sections.html::p1::l3::0', 'two-sections.html::p2::l3::0', 'two-sections.html::p3::l3::0']);
   });
+
+  test('no flush when no file inserted a leaf', async () => {
+    const deps = ingestDoubles();
+    const result = await withIngestWorker(deps, async (run) => (await run([fixture('corrupt.pdf'), fixture('blank.txt')])).result());
+    expect(result.totals).toMatchObject({ ingested: 0, failed: 2 });
+    expect(result.flush).toBeUndefined();
+    expect(deps.leafStore.flushCalls).toBe(0);
+  });
+
+  test('a flush that keeps failing is reported, and the batch still succeeds (the leaves stay searchable)', async () => {
+    const deps = ingestDoubles();
+    deps.leafStore.beforeFlush = () => {
+      throw new Error('milvus flush refused');
+    };
+    const result = await withIngestWorker(deps, async (run) => (await run([fixture('plain.txt')])).result());
+    expect(result.totals).toMatchObject({ ingested: 1, failed: 0 });
+    expect(result.flush).toMatchObject({ status: 'failed', error: { type: 'SERVICE_UNAVAILABLE', message: 'flushing the leaves failed: milvus flush refused' } });
+    expect(deps.leafStore.flushCalls).toBe(3); // FLUSH_LEAVES: three attempts
+  }, 60_000);
 
   test('re-ingesting a batch replaces the chunks: the same ids, no duplicates', async () => {
     const deps = ingestDoubles();

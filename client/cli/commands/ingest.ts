@@ -45,6 +45,9 @@ function renderSummary(result: IngestBatchResult): string {
   );
   const t = result.totals;
   lines.push(`${t.ingested}/${t.files} file(s) ingested, ${t.failed} failed; chunks L1 ${t.l1}, L2 ${t.l2}, L3 ${t.l3}; ${t.duration_ms} ms`);
+  const flush = result.flush;
+  if (flush?.status === 'flushed') lines.push(`leaves flushed (sealed for fast search) in ${flush.duration_ms} ms`);
+  if (flush?.status === 'failed') lines.push(`WARNING  flushing the leaves failed (${flush.error?.type}: ${flush.error?.message}); they are searchable, only slower, until the next batch flushes`);
   return lines.join('\n');
 }
 
@@ -68,7 +71,8 @@ export function registerIngest(program: Command, context: CliContext, setExit: (
       bar?.start(files.length, 0, { running: '' });
       const poll = setInterval(() => {
         handle.query(ingestProgressQuery).then(
-          (progress: IngestProgress) => bar?.update(progress.done, { running: progress.running.map((file) => path.basename(file)).join(', ') }),
+          (progress: IngestProgress) =>
+            bar?.update(progress.done, { running: progress.flush?.status === 'running' ? 'flushing leaves' : progress.running.map((file) => path.basename(file)).join(', ') }),
           () => undefined,
         );
       }, 300);
