@@ -34,6 +34,28 @@ describe('ingestion batch state', () => {
     });
   });
 
+  test('the flush after the batch: only when leaves were inserted; running in progress, then its outcome in the result', () => {
+    const failedOnly = new IngestBatch(['/a/bad.pdf'], 0);
+    failedOnly.take(0);
+    failedOnly.fail(0, { type: 'CORRUPT_FILE', message: 'bad.pdf: not a readable PDF' }, 5);
+    expect(failedOnly.insertedLeaves()).toBe(false);
+    expect(failedOnly.result(5).flush).toBeUndefined();
+
+    const batch = new IngestBatch(['/a/one.md', '/a/two.md'], 0);
+    batch.take(0);
+    batch.take(0);
+    batch.succeed(0, data(0), 10);
+    expect(batch.insertedLeaves()).toBe(false); // a file without leaves does not need one
+    batch.succeed(1, data(3), 20);
+    expect(batch.insertedLeaves()).toBe(true);
+    batch.startFlush(20);
+    expect(batch.progress().flush).toEqual({ status: 'running', duration_ms: 0 });
+    batch.finishFlush(270);
+    expect(batch.result(270).flush).toEqual({ status: 'flushed', duration_ms: 250 });
+    batch.finishFlush(300, { type: 'SERVICE_UNAVAILABLE', message: 'flushing the leaves failed: down' });
+    expect(batch.result(300).flush).toEqual({ status: 'failed', duration_ms: 280, error: { type: 'SERVICE_UNAVAILABLE', message: 'flushing the leaves failed: down' } });
+  });
+
   test('a second file with a taken name fails when its turn comes; a result is settled once', () => {
     const batch = new IngestBatch(['/a/x.md', '/b/x.md'], 0);
     expect(batch.take(0)?.index).toBe(0);
