@@ -1,4 +1,4 @@
-import type { ActivityOptions } from '@temporalio/workflow';
+import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow';
 
 /*
  * Timeouts and retries of every activity, in one table. Transient failures (network, 429, 5xx, timeouts) retry
@@ -83,3 +83,11 @@ export const AUDIT: ActivityOptions = {
   },
 };
 
+/**
+ * recordAudit as a local activity (AUDIT_LOCAL_PATCH): the same budget, run by the worker inside the workflow task.
+ * Its retries back off in the worker; the run still waits for the rows before it settles.
+ */
+export const AUDIT_LOCAL: LocalActivityOptions = {
+  startToCloseTimeout: AUDIT.startToCloseTimeout,
+  retry: AUDIT.retry,
+};

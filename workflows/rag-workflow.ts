@@ -11,7 +11,7 @@ import { describeZodError } from '../core/errors';
 import { parseHitlResumeState } from '../core/graph/hitl-resume';
 import { RagRun } from '../core/run/rag-run';
 import { HitlAnswer, RagWorkflowInput, type HitlSettings, type RagOutcome } from '../core/schemas/run-io';
-import { AUDIT_PATCH, AuditRecorder } from './audit-recorder';
+import { AUDIT_LOCAL_PATCH, AUDIT_PATCH, AuditRecorder, type AuditMode } from './audit-recorder';
 import { runErrorOf, terminalFailure } from './failures';
 import { fanOutAndSynthesize } from './fan-out';
 import { classifyComplexity, gradeDocuments, retrieveInitial, rewriteAndRetrieve } from './graph-nodes';
@@ -41,8 +41,7 @@ export async function ragWorkflow(rawInput: RagWorkflowInput): Promise<RagOutcom
   const ids = { workflowId: info.workflowId, runId: info.runId, sessionId: input.sessionId };
   const startedAt = Date.now();
   const run = new RagRun(startedAt);
-  // Histories recorded before the audit activity replay without it (no recordAudit commands).
-  const recorder = new AuditRecorder(run.audit, ids, patched(AUDIT_PATCH));
+  const recorder = new AuditRecorder(run.audit, ids, auditMode());
   run.audit.runStarted(startedAt, {
     resumed: input.resumeFrom !== undefined,
     maxRounds: input.hitl.maxRounds,
@@ -154,6 +153,12 @@ async function converse(run: RagRun, settings: HitlSettings, recorder: AuditReco
     if (snapshot) await resumeWithAnswer(run, snapshot, answer.text);
   }
   return 'done';
+}
+
+/** Histories recorded before the audit replay without it; those recorded before the local activity, with a regular one. */
+function auditMode(): AuditMode {
+  if (!patched(AUDIT_PATCH)) return 'off';
+  return patched(AUDIT_LOCAL_PATCH) ? 'local' : 'activity';
 }
 
 function validateAnswer(run: RagRun, answer: unknown): void {

@@ -88,19 +88,28 @@ async function traceWithEvent(session: string, key: string, from: AuditStore = s
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
-/** recordAudit in the history: how often scheduled, the attempt of each that closed, and how many failed for good. */
+/**
+ * recordAudit in the history: how often it ran, the attempt each run ended on, and how many failed for good. New
+ * runs record it as a local activity (AUDIT_LOCAL_PATCH): one marker per call, written when the call ended.
+ */
+const LOCAL_ACTIVITY_MARKER = 'core_local_activity'; // the marker name the SDK's core gives local activities
+
 async function auditActivity(workflowId: string) {
   const events: HistoryEvent[] = (await env.client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
-  const audits = new Set<string>();
   const attempts: number[] = [];
+  let scheduled = 0;
   let failed = 0;
   for (const event of events) {
-    if (event.activityTaskScheduledEventAttributes?.activityType?.name === 'recordAudit') audits.add(String(event.eventId));
-    const started = event.activityTaskStartedEventAttributes;
-    if (started && audits.has(String(started.scheduledEventId))) attempts.push(started.attempt ?? 0);
-    if (event.activityTaskFailedEventAttributes && audits.has(String(event.activityTaskFailedEventAttributes.scheduledEventId))) failed += 1;
+    if (event.activityTaskScheduledEventAttributes?.activityType?.name === 'recordAudit') throw new Error('recordAudit was scheduled as a regular activity');
+    const marker = event.markerRecordedEventAttributes;
+    if (marker?.markerName !== LOCAL_ACTIVITY_MARKER) continue;
+    const data = JSON.parse(Buffer.from(marker.details?.data?.payloads?.[0]?.data ?? new Uint8Array()).toString('utf8')) as { activity_type: string; attempt: number };
+    if (data.activity_type !== 'recordAudit') continue;
+    scheduled += 1;
+    attempts.push(data.attempt);
+    if (marker.failure) failed += 1;
   }
-  return { scheduled: audits.size, attempts, failed };
+  return { scheduled, attempts, failed };
 }
 
 describe('rows and events for every path', () => {
