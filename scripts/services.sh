@@ -49,6 +49,10 @@ PG_DATABASE=ragtime_test
 # Debian installs the server binaries here, not on PATH; the newest major version wins.
 PG_BIN="${PG_BIN:-$(find /usr/lib/postgresql -mindepth 2 -maxdepth 2 -name bin 2>/dev/null | sort -V | tail -n1)}"
 SEARCH_ATTRIBUTES=(RagSessionId=Keyword RagStatus=Keyword RagRoute=Keyword RagComplexity=Keyword RagHitlRounds=Int)
+# Dev-server tuning (docs/PERFORMANCE.md "What limits it"): the history service reads its transfer queue, which
+# hands every new workflow task to matching, at most 20 times a second by default; each workflow task of a run then
+# waits 20-40 ms before a worker gets it. 1000 takes that wait to ~2 ms.
+DEV_SERVER_DYNAMIC_CONFIG=(history.transferProcessorMaxPollRPS=1000)
 
 say() { printf '%s\n' "$*"; }
 err() { printf 'services: %s\n' "$*" >&2; }
@@ -135,6 +139,7 @@ command_of() {
   case "$1" in
     temporal)
       for a in "${SEARCH_ATTRIBUTES[@]}"; do sa+=(--search-attribute "$a"); done
+      for a in "${DEV_SERVER_DYNAMIC_CONFIG[@]}"; do sa+=(--dynamic-config-value "$a"); done
       printf '%s\0' "$BIN/temporal" server start-dev \
         --ip 127.0.0.1 --port "$TEMPORAL_PORT" --ui-port "$TEMPORAL_UI_PORT" \
         --db-filename "$RAGTIME_DATA_DIR/temporal/temporal.db" \
