@@ -32,6 +32,7 @@ const HELP = `usage: npx tsx bench/orchestration.ts [options]
   --concurrency 1,10,50     closed-loop concurrency levels (default 1,10,50)
   --scenarios simple,complex,floor
                             floor: the simple run's shape on Temporal with no ragtime code (support/floor-workflow.ts)
+                            floor-local: the same with local activities (one workflow task; not how ragtime runs)
   --in-process-runs N       measured in-process runs per cell (default 2000; they take microseconds)
   --profile N               then run N more simple (and floor) runs one at a time; break their time down by history event
   --json FILE               also write the results as JSON
@@ -39,7 +40,8 @@ const HELP = `usage: npx tsx bench/orchestration.ts [options]
 ${WORKER_FLAGS_HELP}
 env: TEMPORAL_ADDRESS (default 127.0.0.1:7233)`;
 
-type BenchScenario = ScenarioName | 'floor';
+type BenchScenario = ScenarioName | 'floor' | 'floor-local';
+const isFloor = (scenario: BenchScenario): scenario is 'floor' | 'floor-local' => scenario === 'floor' || scenario === 'floor-local';
 
 type Cell = {
   scenario: BenchScenario;
@@ -80,7 +82,7 @@ async function main(): Promise<void> {
   const concurrencies = values.concurrency.split(',').map((text) => positiveInt('concurrency', text.trim()));
   const scenarios = values.scenarios.split(',').map((name) => name.trim()) as BenchScenario[];
   for (const name of scenarios) {
-    if (name !== 'floor' && !(name in SCENARIOS)) throw new Error(`unknown scenario ${JSON.stringify(name)} (simple, complex, floor)`);
+    if (!isFloor(name) && !(name in SCENARIOS)) throw new Error(`unknown scenario ${JSON.stringify(name)} (simple, complex, floor, floor-local)`);
   }
   const { mode, tuning } = workerFlags(values);
   const maxSeconds = positiveInt('max-seconds', values['max-seconds'], 600);
@@ -101,7 +103,7 @@ async function main(): Promise<void> {
   // (b) in-process first: it needs no worker and takes well under a second per cell.
   const inProcess = new Map<string, Summary>();
   for (const scenario of scenarios) {
-    if (scenario === 'floor') continue;
+    if (isFloor(scenario)) continue;
     for (const concurrency of concurrencies) {
       const models = inProcessModels();
       const once = async () => runInProcess(models, SCENARIOS[scenario].question);
@@ -115,13 +117,13 @@ async function main(): Promise<void> {
   // One worker per scenario, so that each cell's worker CPU is that scenario's (and the floor has its own bundle).
   for (const scenario of scenarios) {
     const taskQueue = `bench-${randomUUID()}`;
-    const bundle = scenario === 'floor' ? 'floor' : 'ragtime';
+    const bundle = isFloor(scenario) ? 'floor' : 'ragtime';
     const worker: BenchWorkerHandle = await startBenchWorker(mode, { address, taskQueue, tuning, bundle }, { cpuProfileDir: values['worker-cpu-prof'] });
     settings = worker.tuning;
     console.log(`${scenario}: worker ${mode === 'process' ? `in its own process (pid ${worker.pid})` : 'in the benchmark process'}, task queue ${taskQueue}`);
     console.log(`worker settings: ${JSON.stringify(worker.tuning)}`);
     const rag = RagClient.fromClient(client, taskQueue);
-    const ask = scenario === 'floor' ? () => floorRun(client, taskQueue, tracker) : () => ragRun(rag, scenario, tracker);
+    const ask = isFloor(scenario) ? () => floorRun(client, taskQueue, tracker, scenario) : () => ragRun(rag, scenario, tracker);
     try {
       for (const concurrency of concurrencies) {
         // CPU is read around the whole loop (warm-up and filler runs too) and divided by every run it did.
@@ -196,10 +198,10 @@ function ragRun(rag: RagClient, scenario: ScenarioName, tracker: RunTracker): Pr
 }
 
 /** One floor run, started the way `ask` starts a run: update-with-start, waiting for the update's result. */
-function floorRun(client: Client, taskQueue: string, tracker: RunTracker): Promise<string> {
-  const workflowId = `bench-floor-${randomUUID()}`;
+function floorRun(client: Client, taskQueue: string, tracker: RunTracker, scenario: 'floor' | 'floor-local'): Promise<string> {
+  const workflowId = `bench-${scenario}-${randomUUID()}`;
   return trackedRun(tracker, workflowId, async () => {
-    const start = new WithStartWorkflowOperation<typeof benchFloorWorkflow>('benchFloorWorkflow', {
+    const start = new WithStartWorkflowOperation<typeof benchFloorWorkflow>(scenario === 'floor' ? 'benchFloorWorkflow' : 'benchFloorLocalWorkflow', {
       workflowId,
       taskQueue,
       workflowIdConflictPolicy: 'FAIL',

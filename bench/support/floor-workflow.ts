@@ -1,4 +1,4 @@
-import { allHandlersFinished, condition, defineUpdate, proxyActivities, setHandler } from '@temporalio/workflow';
+import { allHandlersFinished, condition, defineUpdate, proxyActivities, proxyLocalActivities, setHandler } from '@temporalio/workflow';
 
 /*
  * The floor: the simple run's shape on Temporal — update-with-start, two activities one after the other, three
@@ -10,16 +10,30 @@ export const floorDoneUpdate = defineUpdate<number>('benchFloorDone');
 export type FloorActivities = { benchNoop(): Promise<number> };
 
 const activities = proxyActivities<FloorActivities>({ startToCloseTimeout: '10 seconds' });
+const localActivities = proxyLocalActivities<FloorActivities>({ startToCloseTimeout: '10 seconds' });
 
 export async function benchFloorWorkflow(): Promise<number> {
+  return floorRun(activities);
+}
+
+/**
+ * The same with local activities (scenario floor-local): one workflow task for the whole run. Not how ragtime runs
+ * its graph (a local activity's progress and visibility are those of the workflow task it runs in); it measures
+ * what that design choice would be worth on this machine.
+ */
+export async function benchFloorLocalWorkflow(): Promise<number> {
+  return floorRun(localActivities);
+}
+
+async function floorRun(calls: FloorActivities): Promise<number> {
   let finished = false;
   // Message handlers
   setHandler(floorDoneUpdate, async () => {
     await condition(() => finished);
     return 2;
   });
-  await activities.benchNoop();
-  await activities.benchNoop();
+  await calls.benchNoop();
+  await calls.benchNoop();
   finished = true;
   await condition(allHandlersFinished);
   return 2;
