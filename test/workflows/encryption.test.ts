@@ -61,12 +61,19 @@ async function ragErrorOf(call: Promise<unknown>): Promise<RagError> {
 /**
  * Every payload of a history that goes through the data converter: inputs, results, memo, summaries, update
  * requests and outcomes. Not search attributes (the server indexes them, so Temporal never encodes them; ragtime's
- * hold session id, status, route, complexity and rounds) nor the SDK's patch markers (the patch id).
+ * hold session id, status, route, complexity and rounds) nor the SDK's patch markers (the patch id), nor the `data`
+ * detail of a local-activity marker (the audit's recordAudit), which the SDK's core writes itself: sequence number,
+ * attempt, activity id and type, and times. The marker's `result` detail is the activity's result, and is sealed.
  */
 function payloadsOf(value: unknown, found: temporal.api.common.v1.IPayload[] = []): temporal.api.common.v1.IPayload[] {
   if (value === null || typeof value !== 'object' || ArrayBuffer.isView(value)) return found;
   const record = value as Record<string, unknown>;
-  if ((record as { markerName?: string }).markerName === 'core_patch') return found;
+  const markerName = (record as { markerName?: string }).markerName;
+  if (markerName === 'core_patch') return found;
+  if (markerName === 'core_local_activity') {
+    const { data: _sdkMetadata, ...rest } = (record as { details?: Record<string, unknown> }).details ?? {};
+    return payloadsOf(rest, found);
+  }
   if ('metadata' in record && 'data' in record && record.metadata && typeof record.metadata === 'object') found.push(record as temporal.api.common.v1.IPayload);
   else for (const [key, child] of Object.entries(record)) if (key !== 'searchAttributes') payloadsOf(child, found);
   return found;
