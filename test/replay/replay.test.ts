@@ -7,7 +7,8 @@ import { ragtimeDataConverter } from '../../client/codec/data-converter';
 import { TEST_CODEC_KEY_2, TEST_KEYRING, testKeyring } from '../support/codec-keys';
 
 /*
- * Determinism: every committed history (test/replay/histories/, written by scripts/export-replay-histories.ts)
+ * Determinism: every committed history (test/replay/histories/, written by scripts/export-replay-histories.ts, and
+ * for ingestWorkflow by scripts/export-ingest-replay-histories.ts)
  * must replay against the current workflow code. A change that alters the recorded commands fails here; put such
  * a change behind patched('ragtime-<yyyymmdd>-<what>') and record a new history next to the old ones.
  *
