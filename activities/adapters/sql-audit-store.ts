@@ -10,7 +10,7 @@ import {
 } from '../../core/schemas/audit';
 import type { AuditStore } from '../ports';
 import { migrateAuditTables, type AuditDatabase, type DiagnosisEventTable, type ToolInvocationTable } from './sql/audit-schema';
-import { openSqlDatabase, type SqlBackend, type SqlLocation, sqlCall } from './sql/database';
+import { lazyMigratedStore, openSqlDatabase, type SqlBackend, type SqlLocation } from './sql/database';
 
 /*
  * The audit store of DESIGN §5 layer B on SQL: a SQLite file by default, PostgreSQL when a database URL is set.
@@ -168,21 +168,7 @@ function runsOf(invocations: SessionTrace['toolInvocations'], events: SessionTra
 export function createAuditStore(options: AuditStoreOptions): SqlAuditStore {
   const { includeContent } = options;
   const { db, backend, where } = openSqlDatabase<AuditDatabase>(options);
-  const call = <T>(operation: string, run: () => Promise<T>) => sqlCall(STORE, where, operation, run);
-
-  let migrated: Promise<string[]> | undefined;
-  const migrate = (): Promise<string[]> => {
-    // A failed attempt is forgotten, so the next operation tries again (e.g. once PostgreSQL is back).
-    migrated ??= call('migration', () => migrateAuditTables(db, backend)).catch((error: unknown) => {
-      migrated = undefined;
-      throw error;
-    });
-    return migrated;
-  };
-  const ready = async <T>(operation: string, run: () => Promise<T>): Promise<T> => {
-    await migrate();
-    return call(operation, run);
-  };
+  const { migrate, ready } = lazyMigratedStore(STORE, where, () => migrateAuditTables(db, backend));
 
   return {
     backend,

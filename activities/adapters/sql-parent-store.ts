@@ -1,6 +1,6 @@
 import { RagError } from '../../core/errors';
 import type { HierarchyChunk, ParentStore } from '../ports';
-import { openSqlDatabase, type SqlBackend, type SqlLocation, sqlCall } from './sql/database';
+import { lazyMigratedStore, openSqlDatabase, type SqlBackend, type SqlLocation } from './sql/database';
 import { migrateParentChunks, type ParentChunksDatabase } from './sql/parent-chunks-schema';
 
 /*
@@ -78,21 +78,7 @@ function batches<T>(items: readonly T[], size: number): T[][] {
  */
 export function createParentStore(location: SqlLocation): SqlParentStore {
   const { db, backend, where } = openSqlDatabase<ParentChunksDatabase>(location);
-  const call = <T>(operation: string, run: () => Promise<T>) => sqlCall(STORE, where, operation, run);
-
-  let migrated: Promise<string[]> | undefined;
-  const migrate = (): Promise<string[]> => {
-    // A failed attempt is forgotten, so the next operation tries again (e.g. once PostgreSQL is back).
-    migrated ??= call('migration', () => migrateParentChunks(db)).catch((error: unknown) => {
-      migrated = undefined;
-      throw error;
-    });
-    return migrated;
-  };
-  const ready = async <T>(operation: string, run: () => Promise<T>): Promise<T> => {
-    await migrate();
-    return call(operation, run);
-  };
+  const { migrate, ready } = lazyMigratedStore(STORE, where, () => migrateParentChunks(db));
 
   return {
     backend,

@@ -1,4 +1,4 @@
-import { openSqlDatabase, type SqlBackend, type SqlLocation, sqlCall } from './sql/database';
+import { lazyMigratedStore, openSqlDatabase, type SqlBackend, type SqlLocation } from './sql/database';
 import { migrateSessionOwners, type SessionOwnerDatabase } from './sql/session-owner-schema';
 
 /*
@@ -32,21 +32,7 @@ const STORE = 'session owner store';
 /** Opens the store. Nothing touches the database until the first operation (or `migrate()`). */
 export function createSessionOwnerStore(location: SqlLocation): SqlSessionOwnerStore {
   const { db, backend, where } = openSqlDatabase<SessionOwnerDatabase>(location);
-  const call = <T>(operation: string, run: () => Promise<T>) => sqlCall(STORE, where, operation, run);
-
-  let migrated: Promise<string[]> | undefined;
-  const migrate = (): Promise<string[]> => {
-    // A failed attempt is forgotten, so the next operation tries again (e.g. once PostgreSQL is back).
-    migrated ??= call('migration', () => migrateSessionOwners(db)).catch((error: unknown) => {
-      migrated = undefined;
-      throw error;
-    });
-    return migrated;
-  };
-  const ready = async <T>(operation: string, run: () => Promise<T>): Promise<T> => {
-    await migrate();
-    return call(operation, run);
-  };
+  const { migrate, ready } = lazyMigratedStore(STORE, where, () => migrateSessionOwners(db));
   const ownerOf = async (sessionId: string): Promise<string | null> => {
     const row = await db.selectFrom('session_owner').select('tenant').where('session_id', '=', sessionId).executeTakeFirst();
     return row?.tenant ?? null;

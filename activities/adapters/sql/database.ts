@@ -74,3 +74,25 @@ export async function sqlCall<T>(store: string, where: string, operation: string
     throw new RagError(code, `${store} ${operation} failed (${where}): ${message}`, { cause: error });
   }
 }
+
+/**
+ * A store's migrations, run lazily: `migrate()` runs them once (a failed attempt is forgotten, so the next operation
+ * tries again, e.g. once PostgreSQL is back); `ready(operation, run)` migrates first, then runs the operation through
+ * sqlCall.
+ */
+export function lazyMigratedStore(store: string, where: string, runMigrations: () => Promise<string[]>) {
+  const call = <T>(operation: string, run: () => Promise<T>) => sqlCall(store, where, operation, run);
+  let migrated: Promise<string[]> | undefined;
+  const migrate = (): Promise<string[]> => {
+    migrated ??= call('migration', runMigrations).catch((error: unknown) => {
+      migrated = undefined;
+      throw error;
+    });
+    return migrated;
+  };
+  const ready = async <T>(operation: string, run: () => Promise<T>): Promise<T> => {
+    await migrate();
+    return call(operation, run);
+  };
+  return { migrate, ready };
+}
