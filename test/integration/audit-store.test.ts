@@ -14,10 +14,10 @@ import { buildToolInvocation, type AuditIds } from '../../core/audit/tool-invoca
 import { RagError } from '../../core/errors';
 import { SessionTrace, type AuditBatch } from '../../core/schemas/audit';
 import { chunk, metaM0 } from '../support/scenario';
-import { assertReachable } from '../support/services';
+import { assertReachable, services } from '../support/services';
 
 // Same default as scripts/env.sh.
-const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL?.trim() || 'postgres://postgres@127.0.0.1:5433/ragtime_test';
+const TEST_DATABASE_URL = services.testDatabaseUrl;
 const T0 = Date.UTC(2026, 10, 30, 9, 0, 0);
 
 /** Strings that appear nowhere but in a row's content: the query and the text of a chunk. */

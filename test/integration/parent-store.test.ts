@@ -9,10 +9,10 @@ import { Client } from 'pg';
 import { createParentStore, type SqlParentStore } from '../../activities/adapters/sql-parent-store';
 import type { HierarchyChunk } from '../../activities/ports';
 import { RagError } from '../../core/errors';
-import { assertReachable } from '../support/services';
+import { assertReachable, services } from '../support/services';
 
 // Same default as scripts/env.sh.
-const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL?.trim() || 'postgres://postgres@127.0.0.1:5433/ragtime_test';
+const TEST_DATABASE_URL = services.testDatabaseUrl;
 const RUN = `${Date.now()}_${process.pid}`;
 
 /** The L1 and L2 chunks of one page, ids as spec §6.11 builds them. */

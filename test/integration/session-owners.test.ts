@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createAuditStore } from '../../activities/adapters/sql-audit-store';
 import { createSessionOwnerStore, type SqlSessionOwnerStore } from '../../activities/adapters/sql-session-owners';
-import { assertReachable } from '../support/services';
+import { assertReachable, services } from '../support/services';
 
 /*
  * The session owners of the HTTP API's tenancy rule, on both backends: a SQLite temp file shared with the audit
@@ -12,7 +12,7 @@ import { assertReachable } from '../support/services';
  */
 
 // Same default as scripts/env.sh.
-const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL?.trim() || 'postgres://postgres@127.0.0.1:5433/ragtime_test';
+const TEST_DATABASE_URL = services.testDatabaseUrl;
 
 let sqliteDir = '';
 const backends = [

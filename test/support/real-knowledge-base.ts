@@ -26,7 +26,7 @@ import { ConsistencyLevelEnum, newMilvusClient } from './milvus';
 import { assertReachable, services } from './services';
 
 // Same default as scripts/env.sh.
-export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL?.trim() || 'postgres://postgres@127.0.0.1:5433/ragtime_test';
+export const TEST_DATABASE_URL = services.testDatabaseUrl;
 
 export type ParentBackend = {
   name: 'SQLite' | 'PostgreSQL';

@@ -19,6 +19,8 @@ export interface ServiceAddresses {
   embeddingBaseUrl: string;
   embeddingModel: string;
   embeddingDim: number;
+  /** PostgreSQL database for the SQL stores' tests (scripts/env.sh TEST_DATABASE_URL; the server of POSTGRES_PORT). */
+  testDatabaseUrl: string;
 }
 
 export const DEFAULT_SERVICE_ADDRESSES: ServiceAddresses = {
@@ -27,6 +29,7 @@ export const DEFAULT_SERVICE_ADDRESSES: ServiceAddresses = {
   embeddingBaseUrl: 'http://127.0.0.1:8765/v1',
   embeddingModel: 'multilingual-e5-small-q4',
   embeddingDim: 384,
+  testDatabaseUrl: 'postgres://postgres@127.0.0.1:5433/ragtime_test',
 };
 
 function nonEmpty(value: string | undefined): string | undefined {
@@ -45,6 +48,9 @@ export function readServiceAddresses(env: NodeJS.ProcessEnv = process.env): Serv
     embeddingBaseUrl: (nonEmpty(env.EMBEDDING_BASE_URL) ?? DEFAULT_SERVICE_ADDRESSES.embeddingBaseUrl).replace(/\/+$/, ''),
     embeddingModel: nonEmpty(env.EMBEDDING_MODEL) ?? DEFAULT_SERVICE_ADDRESSES.embeddingModel,
     embeddingDim,
+    testDatabaseUrl:
+      nonEmpty(env.TEST_DATABASE_URL) ??
+      (nonEmpty(env.POSTGRES_PORT) ? `postgres://postgres@127.0.0.1:${nonEmpty(env.POSTGRES_PORT)}/ragtime_test` : DEFAULT_SERVICE_ADDRESSES.testDatabaseUrl),
   };
 }
 
