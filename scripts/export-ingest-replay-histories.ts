@@ -5,13 +5,12 @@
  * Usage: npx tsx scripts/export-ingest-replay-histories.ts <tag>   (needs the dev server: `make up`)
  */
 import { randomUUID } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { ingestDoubles } from '../test/support/ingest-doubles';
 import { openWorkflowEnv, scriptedAdapters } from '../test/workflows/harness';
+import { writeReplayHistory } from './replay-history-file';
 
 const FIXTURES = path.resolve(__dirname, '..', 'test', 'fixtures', 'docs');
 const BATCH = ['guide.md', 'corrupt.pdf', 'blank.txt', 'plain.txt'].map((name) => path.join(FIXTURES, name));
@@ -35,10 +34,7 @@ async function main(): Promise<void> {
       const handle = await env.client.workflow.start('ingestWorkflow', { taskQueue, workflowId, args: [{ files: BATCH, batchLabel: 'replay' }] });
       await handle.result();
     });
-    const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
-    const file = path.resolve(__dirname, '..', 'test', 'replay', 'histories', `ingest-batch.${tag}.json`);
-    writeFileSync(file, `${historyToJSON(history)}\n`);
-    console.log(`wrote ${path.relative(process.cwd(), file)} (${history.events?.length ?? 0} events)`);
+    await writeReplayHistory(env.client, workflowId, `ingest-batch.${tag}`);
   } finally {
     await env.close();
   }

@@ -6,19 +6,15 @@
  * Record a new tag after such a change. Payloads are encrypted with the test keyring (test/support/codec-keys.ts),
  * as every workflow test's are; histories recorded before encryption (tags initial, memo-models) are plain.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
-import * as path from 'node:path';
-import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { REPLAY_SCENARIOS } from '../test/replay/scenarios';
 import { openWorkflowEnv, withWorker } from '../test/workflows/harness';
+import { writeReplayHistory } from './replay-history-file';
 
 async function main(): Promise<void> {
-  const outDir = path.resolve(__dirname, '..', 'test', 'replay', 'histories');
   const tag = process.argv[2] ?? new Date().toISOString().slice(0, 10).replace(/-/g, '');
   const only = process.argv.slice(3);
   const unknown = only.filter((name) => !REPLAY_SCENARIOS.some((scenario) => scenario.name === name));
   if (unknown.length > 0) throw new Error(`no replay scenario named ${unknown.join(', ')}`);
-  mkdirSync(outDir, { recursive: true });
   const env = await openWorkflowEnv();
   try {
     for (const scenario of REPLAY_SCENARIOS.filter(({ name }) => only.length === 0 || only.includes(name))) {
@@ -36,10 +32,7 @@ async function main(): Promise<void> {
         return ids;
       });
       for (const [index, workflowId] of workflowIds.entries()) {
-        const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
-        const file = path.join(outDir, `${scenario.name}${index === 0 ? '' : `.sub-${index}`}.${tag}.json`);
-        writeFileSync(file, `${historyToJSON(history)}\n`);
-        console.log(`wrote ${path.relative(process.cwd(), file)} (${history.events?.length ?? 0} events)`);
+        await writeReplayHistory(env.client, workflowId, `${scenario.name}${index === 0 ? '' : `.sub-${index}`}.${tag}`);
       }
     }
   } finally {
