@@ -8,6 +8,9 @@ const NODE_BUILTINS = [
 ];
 const builtinPatterns = [{ group: ['node:*'], message: 'Node builtins are I/O; they belong in activities/ or workers/.' }];
 const builtinPaths = NODE_BUILTINS.map((name) => ({ name, message: 'Node builtins are I/O; they belong in activities/ or workers/.' }));
+// A room, as every relative path that reaches it from another room (gitignore-style patterns on the import string).
+const room = (name) => [`../**/${name}`, `../**/${name}/**`];
+const leaves = { group: [...room('cli'), ...room('server')], message: 'cli/ and server/ are entry rooms: only bin/, scripts/, bench/ and tests import them.' };
 
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', '.venv/**', '.data/**', 'coverage/**', '**/*.js', '**/*.mjs'] },
@@ -28,7 +31,7 @@ export default tseslint.config(
         paths: builtinPaths,
         patterns: [
           ...builtinPatterns,
-          { group: ['@temporalio/*', 'openai', '@zilliz/*', '../workflows/*', '../activities/*', '../workers/*', '../client/*', '../../workflows/*', '../../activities/*', '../../workers/*', '../../client/*'],
+          { group: ['@temporalio/*', 'openai', '@zilliz/*', ...['workflows', 'activities', 'workers', 'client', 'cli', 'server', 'runtime'].flatMap(room)],
             message: 'core/ is pure: it imports only zod and core/.' },
         ],
       }],
@@ -53,7 +56,7 @@ export default tseslint.config(
         paths: builtinPaths,
         patterns: [
           ...builtinPatterns,
-          { group: ['openai', '@zilliz/*', '../workers/*', '../client/*'], message: 'workflows/ import core/, messages and activity types only.' },
+          { group: ['openai', '@zilliz/*', ...['workers', 'client', 'cli', 'server', 'runtime'].flatMap(room)], message: 'workflows/ import core/, messages and activity types only.' },
           { group: ['../activities', '../activities/*'], allowTypeImports: true, message: 'workflows/ import activity types only.' },
         ],
       }],
@@ -63,9 +66,70 @@ export default tseslint.config(
     files: ['activities/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
-        patterns: [{ group: ['../workflows', '../workflows/*', '@temporalio/workflow'], message: 'activities/ never import workflows/.' }],
+        patterns: [
+          { group: [...room('workflows'), '@temporalio/workflow'], message: 'activities/ never import workflows/.' },
+          { group: [...room('workers'), ...room('client'), ...room('runtime')], message: 'activities/ receive what they need through their deps.' },
+          leaves,
+        ],
       }],
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'activities/ receive config through their deps.' }],
+    },
+  },
+  {
+    // The SDK apps import: core/, the workflows' messages and search attributes, and workflow types; nothing that
+    // listens, reads the environment or talks to a store.
+    files: ['client/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: [...room('activities'), ...room('workers'), ...room('runtime'), 'openai', '@zilliz/*', 'fastify', 'fastify/*', '@fastify/*'],
+            message: 'client/ is the SDK: core/, workflows/messages and workflow types only.' },
+          { group: ['../**/workflows/*', '!../**/workflows/messages', '!../**/workflows/search-attributes'], allowTypeImports: true,
+            message: 'client/ imports workflow code as types only (messages and search attributes are values).' },
+          leaves,
+        ],
+      }],
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'client/ reads no environment: its caller passes what it needs.' }],
+    },
+  },
+  {
+    // Process setup shared by the entry points (config from the environment and files, telemetry).
+    files: ['runtime/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['workflows', 'activities', 'workers', 'client'].flatMap(room), message: 'runtime/ imports core/ only.' },
+          leaves,
+        ],
+      }],
+    },
+  },
+  {
+    // The command: the SDK, core/, runtime/; the worker and the servers come through its host (cli/host.ts).
+    files: ['cli/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: [...room('workers'), ...room('activities'), ...room('server')], message: 'cli/ reaches the worker and the servers through CliHost (cli/host.ts).' },
+        ],
+      }],
+    },
+  },
+  {
+    // Everything that listens: the SDK, core/, runtime/ and the SQL stores it serves from; never the command or the worker.
+    files: ['server/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: [...room('workers'), ...room('cli')], message: 'server/ uses client/ and its stores, not the worker or the command.' },
+        ],
+      }],
+    },
+  },
+  {
+    files: ['workers/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [leaves] }],
     },
   },
 );

@@ -64,7 +64,7 @@ export function newRagWorkflowId(sessionId: string): string {
  * What apps use to run ragtime: ask a question, answer a clarification, read outcome, trace and progress.
  *
  * @example
- * const config = loadConfig(process.env); // client/load-config.ts
+ * const config = loadConfig(process.env); // runtime/load-config.ts (ragtime/config)
  * const rag = await RagClient.connect({ address: config.temporal.address, codec: config.codec });
  * let outcome = await rag.ask('丹瑾是什么属性？', { sessionId: 'user-42' });
  * if (outcome.status === 'awaiting_input') outcome = await rag.answer(outcome.workflowId, '丹瑾');

@@ -213,7 +213,7 @@ export function readCodecKeyring(
   };
   if (keyFile) {
     if (files === undefined) {
-      report('RAGTIME_CODEC_KEY_FILE is set, but this caller reads no files: build the config with loadConfig (client/load-config.ts)');
+      report('RAGTIME_CODEC_KEY_FILE is set, but this caller reads no files: build the config with loadConfig (runtime/load-config.ts)');
       return null;
     }
     const text = read(keyFile.value);

@@ -184,7 +184,7 @@ function apiTokens(list: Found | undefined, file: Found | undefined, files: Conf
   const fromList = list === undefined ? [] : take(parseApiTokenList(list.value));
   if (file === undefined) return fromList;
   if (files === undefined) {
-    report('RAGTIME_API_TOKENS_FILE is set, but this caller reads no files: build the config with loadConfig (client/load-config.ts)');
+    report('RAGTIME_API_TOKENS_FILE is set, but this caller reads no files: build the config with loadConfig (runtime/load-config.ts)');
     return fromList;
   }
   let text: string | null;
@@ -285,7 +285,7 @@ const configFromEnv = (files: ConfigFiles | undefined) => z
  * Reads ragtime's configuration from environment variables (spec §1 defaults and parse rules).
  * Every invalid variable is reported at once in one RagError('INVALID_CONFIG'); secrets never appear in it.
  * `files` reads the codec key file (core/ does no I/O): without it, RAGTIME_CODEC_KEY_FILE is an error and the
- * data dir's default key file is not looked for. Processes use `loadConfig` (client/load-config.ts), which passes one.
+ * data dir's default key file is not looked for. Processes use `loadConfig` (runtime/load-config.ts), which passes one.
  */
 export function parseConfig(env: Env, files?: ConfigFiles): RagConfig {
   // A plain copy: process.env is an exotic object that zod's record check refuses.

@@ -10,9 +10,9 @@
  */
 import { readdirSync } from 'node:fs';
 import * as path from 'node:path';
-import { routePath } from '../client/cli/render/route-path';
+import { routePath } from '../cli/render/route-path';
 import { newRagWorkflowId, RagClient } from '../client/rag-client';
-import { loadConfig } from '../client/load-config';
+import { loadConfig } from '../runtime/load-config';
 import type { RagSubTrace } from '../core/schemas/rag-trace';
 import type { RagOutcome } from '../core/schemas/run-io';
 

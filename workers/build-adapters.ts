@@ -1,4 +1,3 @@
-import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { RagConfig } from '../core/config';
 import { createJinaRerankTransport } from '../activities/adapters/jina-rerank-transport';
@@ -10,6 +9,7 @@ import { createAuditStore } from '../activities/adapters/sql-audit-store';
 import { createParentStore } from '../activities/adapters/sql-parent-store';
 import type { AuditStore, Embedder, LeafStore, ParentStore, Retriever } from '../activities/ports';
 import { createRetriever } from '../activities/retrieval/retrieve-documents';
+import { auditSqliteFileOf, sqliteFileOf } from '../runtime/data-files';
 
 export type Adapters = {
   chat: ChatModelsChoice;
@@ -25,16 +25,6 @@ export type Adapters = {
   auditLocation: string;
   close(): Promise<void>;
 };
-
-/** The SQLite file of the parent store when no DATABASE_URL is set. */
-export function sqliteFileOf(config: RagConfig): string {
-  return path.resolve(config.database.dataDir, 'ragtime.sqlite');
-}
-
-/** The SQLite file of the audit store when no DATABASE_URL is set. */
-export function auditSqliteFileOf(config: RagConfig): string {
-  return path.resolve(config.database.dataDir, 'audit.sqlite');
-}
 
 /** Builds every adapter from the configuration: the one place that decides what talks to what. */
 export function buildAdapters(config: RagConfig): Adapters {

@@ -1,7 +1,7 @@
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { describePayloadEncryption, ragtimeDataConverter } from '../client/codec/data-converter';
-import { describeTelemetry, setupTelemetry } from '../client/telemetry/setup-telemetry';
+import { describeTelemetry, setupTelemetry } from '../runtime/telemetry/setup-telemetry';
 import type { RagConfig } from '../core/config';
 import { buildAdapters } from './build-adapters';
 import { telemetryWorkerOptions } from './telemetry';

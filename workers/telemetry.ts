@@ -7,7 +7,7 @@ import {
 } from '@temporalio/interceptors-opentelemetry';
 import type { InjectedSink, WorkerOptions } from '@temporalio/worker';
 import type { WorkflowInfo } from '@temporalio/workflow';
-import type { Telemetry } from '../client/telemetry/setup-telemetry';
+import type { Telemetry } from '../runtime/telemetry/setup-telemetry';
 
 /** The workflow-side interceptors, bundled into the workflow code (they run in the sandbox). */
 export const OTEL_WORKFLOW_INTERCEPTOR_MODULE = require.resolve('@temporalio/interceptors-opentelemetry/lib/workflow-interceptors');

@@ -6,7 +6,7 @@ import { migrateSessionOwners, type SessionOwnerDatabase } from './sql/session-o
  * created it, and every other tenant is told it does not exist. Kept in the same SQL database as the audit store
  * (a SQLite file by default, PostgreSQL when DATABASE_URL is set), in its own table with its own migrations.
  *
- * It lives with the other SQL adapters rather than in client/http because it is a store like them (same
+ * It lives with the other SQL adapters rather than in server/http because it is a store like them (same
  * connection helper, error wrapping and migration pattern); only the HTTP server uses it.
  */
 

@@ -3,7 +3,7 @@ import { SpanKind, SpanStatusCode, trace, type Attributes, type Span } from '@op
 /*
  * Spans of ragtime's own work inside activities (docs/OBSERVABILITY.md): retrieval and rerank with OpenInference
  * attribute names, model calls with the OpenTelemetry GenAI ones. They use the global OpenTelemetry API only: the
- * process installs the SDK (client/telemetry) or not. Without it every span is a no-op and, since attributes are
+ * process installs the SDK (runtime/telemetry) or not. Without it every span is a no-op and, since attributes are
  * built only when `span.isRecording()`, nothing is computed: zero overhead when telemetry is off.
  */
 

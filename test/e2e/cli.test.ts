@@ -6,7 +6,7 @@
  * The sample knowledge base is ingested once through `ragtime ingest`.
  *
  * Expected routes: docs/offline-policy.md on samples/knowledge (the questions of `make demo`, scripts/demo.ts).
- * Exit codes: client/cli/exit-codes.ts (0 completed, 2 invalid input, 3 awaiting input, 4 unreachable service).
+ * Exit codes: cli/exit-codes.ts (0 completed, 2 invalid input, 3 awaiting input, 4 unreachable service).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';

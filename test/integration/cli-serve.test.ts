@@ -2,7 +2,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { hashToken } from '../../client/http/token-auth';
+import { hashToken } from '../../server/http/token-auth';
 import { TEST_CODEC_KEY_1 } from '../support/codec-keys';
 import { REPO_ROOT, assertReachable, services } from '../support/services';
 import { newTaskQueue } from '../workflows/harness';

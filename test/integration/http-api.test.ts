@@ -1,10 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { SessionTrace } from '../../core/schemas/audit';
 import { RagOutcome } from '../../core/schemas/run-io';
-import { RunStarted, RunView } from '../../client/http/api-schemas';
+import { RunStarted, RunView } from '../../server/http/api-schemas';
 import { AesGcmCodec } from '../../client/codec/aes-gcm-codec';
-import { createCodecHandler } from '../../client/codec/codec-handler';
-import { toJsonPayload } from '../../client/codec/payload-json';
+import { createCodecHandler } from '../../server/codec/codec-handler';
+import { toJsonPayload } from '../../server/codec/payload-json';
 import { TEST_KEYRING } from '../support/codec-keys';
 import { SLOW, TOKENS, bearer, clarifyQuestion, openHttpHarness, simpleQuestion, type HttpHarness } from '../support/http-harness';
 import { pollUntil } from '../support/services';

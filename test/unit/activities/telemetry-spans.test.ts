@@ -1,7 +1,7 @@
 import { SpanStatusCode } from '@opentelemetry/api';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { createOpenAiChatModels } from '../../../activities/adapters/openai-chat-models';
-import { setupTelemetry, type Telemetry } from '../../../client/telemetry/setup-telemetry';
+import { setupTelemetry, type Telemetry } from '../../../runtime/telemetry/setup-telemetry';
 import { parseConfig } from '../../../core/config';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from '../../support/fake-openai-server';
 import { closedPort, type LoopbackRerankServer } from '../../support/rerank-server';

@@ -1,0 +1,30 @@
+import type { CliHost } from '../cli/host';
+import { main } from '../cli/main';
+import type * as ServeApi from '../server/serve-api';
+import type * as ServeCodec from '../server/serve-codec';
+import type * as BuildAdapters from '../workers/build-adapters';
+import type * as RunWorker from '../workers/run-worker';
+
+/*
+ * The entry point of the `ragtime` command (bin/ragtime.js runs it): the CLI, given the worker and the servers it
+ * starts. Those load the SDKs of every store (about a second), so each is required on first use and `ask`, `answer`,
+ * `trace` and `runs` start quickly. require, not import(): bin/ragtime.js registers tsx's CommonJS hooks only, and
+ * Node's ESM loader would not resolve the extensionless .ts paths.
+ */
+/* eslint-disable @typescript-eslint/no-require-imports */
+const host: CliHost = {
+  runWorker: (config, options) => (require('../workers/run-worker') as typeof RunWorker).runWorker(config, options),
+  openRetriever(config) {
+    const adapters = (require('../workers/build-adapters') as typeof BuildAdapters).buildAdapters(config);
+    return { retrieve: (query) => adapters.retriever.retrieve(query), close: () => adapters.close() };
+  },
+  serveApi: (config, rag, options) => (require('../server/serve-api') as typeof ServeApi).serveApi(config, rag, options),
+  serveCodec: (keyring, settings, options) =>
+    (require('../server/serve-codec') as typeof ServeCodec).serveCodec(keyring, settings, options),
+};
+/* eslint-enable @typescript-eslint/no-require-imports */
+
+/** Runs the command line on `argv` and resolves to its exit code. */
+export function run(argv: string[]): Promise<number> {
+  return main(argv, host);
+}

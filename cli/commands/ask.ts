@@ -1,0 +1,57 @@
+import { createInterface } from 'node:readline/promises';
+import type { Command } from 'commander';
+import { RagError, describeZodError } from '../../core/errors';
+import { RagWorkflowInput, type RagOutcome } from '../../core/schemas/run-io';
+import { newRagWorkflowId, type RagClient } from '../../client/rag-client';
+import type { CliContext } from '../context';
+import { followProgress } from '../render/progress';
+import { exitCodeOf, renderOutcome } from '../render/outcome';
+
+type AskFlags = { session: string; json?: boolean; interactive?: boolean };
+
+/** Reads the person's answer at the terminal; a number picks an option. */
+async function promptForAnswer(outcome: RagOutcome): Promise<string> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    const options = outcome.hitl?.options ?? [];
+    const text = (await rl.question(options.length ? 'your answer (number or text): ' : 'your answer: ')).trim();
+    const picked = /^\d+$/.test(text) ? options[Number(text) - 1] : undefined;
+    return picked ?? text;
+  } finally {
+    rl.close();
+  }
+}
+
+/** Live progress of one run on a terminal, across its rounds: each step once, also after an answer. */
+function progressPrinter(rag: RagClient, workflowId: string, enabled: boolean) {
+  const printed = new Set<string>();
+  return (pending: Promise<RagOutcome>): Promise<RagOutcome> =>
+    enabled ? followProgress(pending, () => rag.getProgress(workflowId), (line) => console.log(line), { printed }) : pending;
+}
+
+export function registerAsk(program: Command, context: CliContext, setExit: (code: number) => void): void {
+  program
+    .command('ask')
+    .description('ask a question; shows live progress and, on a terminal, asks you when the run needs an answer')
+    .argument('<question>', 'the question (1–2,000 characters)')
+    .option('--session <id>', 'session id', 'cli')
+    .option('--json', 'print the outcome as JSON and exit (no prompting)')
+    .option('--no-interactive', 'do not prompt for answers; exit 3 when the run waits')
+    .action(async (question: string, flags: AskFlags) => {
+      // Bad input is refused before any connection, so it exits 2 whatever the state of the services.
+      const input = RagWorkflowInput.safeParse({ question, sessionId: flags.session });
+      if (!input.success) throw new RagError('INVALID_INPUT', describeZodError('invalid question', input.error));
+      const rag = await context.clientWithWorker();
+      const workflowId = newRagWorkflowId(flags.session);
+      const withProgress = progressPrinter(rag, workflowId, !flags.json && Boolean(process.stdout.isTTY));
+      let outcome = await withProgress(rag.ask(question, { sessionId: flags.session, workflowId }));
+      const interactive = !flags.json && flags.interactive !== false && process.stdin.isTTY;
+      while (interactive && outcome.status === 'awaiting_input') {
+        console.log(renderOutcome(outcome, context.uiBaseUrl));
+        const answer = await promptForAnswer(outcome);
+        outcome = await withProgress(rag.answer(workflowId, answer));
+      }
+      console.log(flags.json ? JSON.stringify(outcome, null, 2) : renderOutcome(outcome, context.uiBaseUrl));
+      setExit(exitCodeOf(outcome));
+    });
+}

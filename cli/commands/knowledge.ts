@@ -1,0 +1,54 @@
+import type { Command } from 'commander';
+import type { RagConfig } from '../../core/config';
+import type { RetrievalResult } from '../../core/trace/writers';
+import type { CliContext } from '../context';
+import { EXIT } from '../exit-codes';
+import { renderRetrieval } from '../render/retrieval';
+
+/** One line naming the service a failed retrieval could not reach, and how to start it. */
+export function retrievalFailureLine(result: RetrievalResult, config: RagConfig): string {
+  const embeddingError = result.diagnostics?.embedding_error;
+  const attemptError = result.diagnostics?.attempts.find((attempt) => attempt.error)?.error;
+  const [service, detail] = embeddingError
+    ? [`the embeddings server at ${config.embeddings.baseUrl}`, embeddingError]
+    : [`Milvus at ${config.milvus.address} (collection ${config.milvus.collection})`, attemptError ?? 'no detail'];
+  const short = detail.length > 160 ? `${detail.slice(0, 159)}…` : detail;
+  return `ragtime: SERVICE_UNAVAILABLE: retrieval failed, cannot use ${service}: ${short}; start the local services with \`make up\` (or \`ragtime services up\`)`;
+}
+
+export function registerKnowledgeCommands(program: Command, context: CliContext, setExit: (code: number) => void): void {
+  // The worker and the in-process retriever come from the host (cli/host.ts), which loads them on first use.
+  program
+    .command('worker')
+    .description('run a ragtime worker (all workflows and activities) until Ctrl-C')
+    .action(async (_flags: unknown, command: Command) => {
+      await context.host.runWorker(context.config, { sdkLogLevel: command.parent?.opts().verbose ? 'INFO' : 'WARN' });
+    });
+
+  program
+    .command('search')
+    .description('run one retrieval (spec §6) in-process and print the evidence, the retrieval meta and the diagnostics')
+    .argument('<query>')
+    .option('--top-k <n>', 'final top-K (default RETRIEVAL_TOP_K)')
+    .option('--json', 'print {docs, meta, diagnostics} as JSON')
+    .action(async (query: string, flags: { topK?: string; json?: boolean }) => {
+      const topK = flags.topK === undefined ? context.config.retrieval.topK : Number(flags.topK);
+      if (!Number.isInteger(topK) || topK < 1) {
+        console.error(`ragtime: INVALID_INPUT: --top-k ${flags.topK} is not a positive integer`);
+        setExit(EXIT.usage);
+        return;
+      }
+      const config = { ...context.config, retrieval: { ...context.config.retrieval, topK } };
+      const retriever = context.host.openRetriever(config);
+      try {
+        const result = await retriever.retrieve(query);
+        console.log(flags.json ? JSON.stringify(result, null, 2) : renderRetrieval(result));
+        if (result.meta.retrieval_mode === 'failed') {
+          console.error(retrievalFailureLine(result, config));
+          setExit(EXIT.unavailable);
+        }
+      } finally {
+        await retriever.close();
+      }
+    });
+}

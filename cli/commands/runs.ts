@@ -1,0 +1,75 @@
+import type { Command } from 'commander';
+import { RagError, describeZodError } from '../../core/errors';
+import { HitlAnswer } from '../../core/schemas/run-io';
+import type { CliContext } from '../context';
+import { exitCodeOf, renderOutcome } from '../render/outcome';
+import { renderTraceTree } from '../render/trace-tree';
+
+const quote = (value: string): string => `"${value.replace(/["\\]/g, '')}"`;
+
+export function registerRunCommands(program: Command, context: CliContext, setExit: (code: number) => void): void {
+  program
+    .command('answer')
+    .description("send a person's answer to a waiting run and print its next outcome")
+    .argument('<workflowId>')
+    .argument('<text>', 'the answer (1–2,000 characters)')
+    .option('--json', 'print the outcome as JSON')
+    .action(async (workflowId: string, text: string, flags: { json?: boolean }) => {
+      const answer = HitlAnswer.safeParse(text);
+      if (!answer.success) throw new RagError('INVALID_INPUT', describeZodError('invalid answer', answer.error));
+      const outcome = await (await context.clientWithWorker()).answer(workflowId, text);
+      console.log(flags.json ? JSON.stringify(outcome, null, 2) : renderOutcome(outcome, context.uiBaseUrl));
+      setExit(exitCodeOf(outcome));
+    });
+
+  program
+    .command('trace')
+    .description('show a run: route path, grades, retrieval meta, rounds')
+    .argument('<workflowId>')
+    .option('--json', 'print the outcome (with its normalized trace) as JSON')
+    .action(async (workflowId: string, flags: { json?: boolean }) => {
+      const outcome = await (await context.client()).getOutcome(workflowId);
+      if (flags.json) {
+        console.log(JSON.stringify(outcome, null, 2));
+        return;
+      }
+      console.log(renderOutcome(outcome, context.uiBaseUrl));
+      console.log(renderTraceTree(outcome.rag_trace));
+      outcome.rounds.forEach((round) =>
+        console.log(`  round ${round.round}: ${round.route} "${round.prompt}" → ${round.outcome}${round.answer ? ` "${round.answer}" (${round.answered_via})` : ''}`),
+      );
+    });
+
+  program
+    .command('runs')
+    .description('list recent runs from Temporal visibility')
+    .option('--session <id>', 'only this session')
+    .option('--status <status>', 'running | awaiting_input | completed | failed')
+    .option('--limit <n>', 'at most this many', '20')
+    .option('--json', 'print as JSON')
+    .action(async (flags: { session?: string; status?: string; limit: string; json?: boolean }) => {
+      const rag = await context.client();
+      const filters = ['WorkflowType = "ragWorkflow"'];
+      if (flags.session) filters.push(`RagSessionId = ${quote(flags.session)}`);
+      if (flags.status) filters.push(`RagStatus = ${quote(flags.status)}`);
+      const rows: Array<Record<string, unknown>> = [];
+      for await (const run of rag.temporal.workflow.list({ query: filters.join(' AND '), pageSize: Number(flags.limit) })) {
+        const attributes = run.typedSearchAttributes;
+        const get = (name: string) => attributes.getAll().find((pair) => pair.key.name === name)?.value;
+        rows.push({
+          workflowId: run.workflowId, started: run.startTime.toISOString(), session: get('RagSessionId'), status: get('RagStatus'),
+          route: get('RagRoute'), complexity: get('RagComplexity'), rounds: get('RagHitlRounds'),
+        });
+        if (rows.length >= Number(flags.limit)) break;
+      }
+      // Visibility lists open runs before closed ones; people read a list of runs newest first.
+      rows.sort((a, b) => String(b.started).localeCompare(String(a.started)));
+      if (flags.json) console.log(JSON.stringify(rows, null, 2));
+      else if (rows.length === 0) console.log('no runs match');
+      else {
+        for (const row of rows) {
+          console.log(`${row.started}  ${String(row.status ?? '-').padEnd(14)} ${String(row.route ?? '-').padEnd(12)} ${String(row.session ?? '-').padEnd(12)} ${row.workflowId}`);
+        }
+      }
+    });
+}

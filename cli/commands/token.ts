@@ -1,0 +1,37 @@
+import { randomBytes } from 'node:crypto';
+import type { Command } from 'commander';
+import { TenantName } from '../../core/schemas/api-tokens';
+import { RagError, describeZodError } from '../../core/errors';
+import { hashToken } from '../../runtime/api-token-digest';
+
+/** Reads a token from stdin (trailing newline removed), so that it stays out of shell history and `ps`. */
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
+}
+
+/** `ragtime token hash|new`: the SHA-256 hashes RAGTIME_API_TOKENS holds (the server never sees a raw token at rest). */
+export function registerTokenCommands(program: Command): void {
+  const token = program.command('token').description('bearer tokens of the HTTP API (`ragtime serve`): hash one, or make a new one');
+  token
+    .command('hash')
+    .description('print the SHA-256 of a token, for RAGTIME_API_TOKENS="tenant:<hash>" (reads stdin when no token or "-" is given)')
+    .argument('[token]', 'the token; omit it (or give "-") to read it from stdin and keep it out of the shell history')
+    .action(async (given: string | undefined) => {
+      const value = given === undefined || given === '-' ? await readStdin() : given;
+      if (value === '') throw new RagError('INVALID_INPUT', 'the token is empty; give one, or pipe it in: printf %s "$TOKEN" | ragtime token hash');
+      console.log(hashToken(value));
+    });
+  token
+    .command('new')
+    .description('make a random token for a tenant; prints the token once and the RAGTIME_API_TOKENS entry to configure')
+    .argument('<tenant>', 'tenant name (letters, digits, _ . -)')
+    .action((tenant: string) => {
+      const name = TenantName.safeParse(tenant);
+      if (!name.success) throw new RagError('INVALID_INPUT', describeZodError('invalid tenant', name.error));
+      // 32 random bytes: as strong as the SHA-256 that stores it; base64url stays in one URL path segment.
+      const value = `rt_${randomBytes(32).toString('base64url')}`;
+      console.log(`token:  ${value}\n        give it to ${name.data}; it is shown only now and stored nowhere\nconfig: RAGTIME_API_TOKENS=${name.data}:${hashToken(value)}`);
+    });
+}

@@ -1,0 +1,101 @@
+import { z } from 'zod';
+import type { FastifyReply } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import type { RagStep } from '../../../core/progress/rag-step';
+import type { RagOutcome } from '../../../core/schemas/run-io';
+import { isRagError } from '../../../core/errors';
+import type { RagClient } from '../../../client/rag-client';
+import { ApiError, RunParams } from '../api-schemas';
+import { findOwnedRun } from '../run-access';
+import type { RouteDeps } from '../server-deps';
+import { SSE_HEADERS, SSE_HEARTBEAT, createSseStream, sseEvent } from '../sse';
+
+// EventSource sends the id of the last event it saw when it reconnects: the stream resumes after that step.
+const ProgressHeaders = z.object({ 'last-event-id': z.string().regex(/^\d{1,9}$/, 'Last-Event-ID is not a step number').optional() });
+
+type Snapshot = { outcome: RagOutcome; steps: RagStep[] };
+
+/** The outcome first, then the steps: once the outcome has settled, the steps read after it are complete. */
+async function snapshot(rag: RagClient, workflowId: string): Promise<Snapshot> {
+  const outcome = await rag.getOutcome(workflowId);
+  return { outcome, steps: await rag.getProgress(workflowId) };
+}
+
+/**
+ * GET /api/runs/{workflowId}/progress as server-sent events: one `step` event per new progress step (id = its index),
+ * then one `outcome` event when the run is no longer running (completed, failed or awaiting input), and the end of
+ * the stream. Heartbeat comments keep idle connections open. Polling stops as soon as the client goes away.
+ */
+export const progressRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { rag, tenants, limits }) => {
+  const streams = new Set<() => void>();
+  app.addHook('onClose', async () => streams.forEach((stop) => stop()));
+
+  app.get('/api/runs/:workflowId/progress', {
+    schema: {
+      summary: "A run's progress as server-sent events (`step`, then `outcome`; `error` if polling fails)",
+      tags: ['runs'],
+      params: RunParams,
+      headers: ProgressHeaders,
+      response: {
+        200: { description: 'server-sent events: `step` (id = step index), then `outcome`', content: { 'text/event-stream': { schema: z.string() } } },
+        400: ApiError,
+        401: ApiError,
+        404: ApiError,
+        503: ApiError,
+      },
+    },
+  }, async (request, reply) => {
+    const { workflowId } = request.params;
+    await findOwnedRun(rag, tenants, request.tenant, workflowId);
+    // The first poll happens before the stream opens, so its failures are ordinary HTTP errors (404, 503).
+    let current = await snapshot(rag, workflowId);
+    const lastSeen = request.headers['last-event-id'];
+    let sent = lastSeen === undefined ? 0 : Number(lastSeen) + 1;
+
+    const sse = createSseStream();
+    let stopped = false;
+    let wake: () => void = () => undefined;
+    const stop = () => {
+      stopped = true;
+      wake();
+    };
+    streams.add(stop);
+    // 'close' on the response: the stream ended or the client disconnected (not the request's 'close').
+    reply.raw.on('close', stop);
+    const heartbeat = setInterval(() => sse.write(SSE_HEARTBEAT), limits.heartbeatMs);
+    const pause = () =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, limits.progressPollMs);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+
+    const follow = async () => {
+      try {
+        for (;;) {
+          for (; sent < current.steps.length; sent += 1) sse.write(sseEvent('step', current.steps[sent], sent));
+          if (current.outcome.status !== 'running') {
+            sse.write(sseEvent('outcome', current.outcome));
+            return;
+          }
+          await pause();
+          if (stopped) return;
+          current = await snapshot(rag, workflowId);
+        }
+      } catch (error) {
+        const body = isRagError(error) ? { error: error.code, message: error.message } : { error: 'INTERNAL', message: 'progress polling failed' };
+        if (!isRagError(error)) request.log.error({ err: error }, 'progress stream failed');
+        sse.write(sseEvent('error', body));
+      } finally {
+        clearInterval(heartbeat);
+        streams.delete(stop);
+        sse.end();
+      }
+    };
+    void follow();
+    // A stream is sent as it is (not serialized); the typed reply only knows the documented JSON bodies.
+    return (reply as FastifyReply).headers(SSE_HEADERS).send(sse.stream);
+  });
+};

@@ -1,0 +1,42 @@
+import type { AuditStore } from '../../activities/ports';
+import type { RagClient } from '../../client/rag-client';
+import type { CodecHandler } from './codec-mount';
+import type { TenantDirectory } from './tenant-directory';
+
+export type HttpLimits = {
+  /** Largest accepted request body (413 above it); RAGTIME_API_BODY_LIMIT_BYTES, default 64 KiB. */
+  bodyLimitBytes: number;
+  /** Largest body of a codec request (payload batches of a long history are large). Default 8 MiB, as `ragtime codec-server`. */
+  codecBodyLimitBytes?: number;
+  /** How often the progress stream asks the run for new steps. Default 500 ms. */
+  progressPollMs?: number;
+  /** How often the progress stream sends a heartbeat comment, so proxies keep the connection. Default 15 s. */
+  heartbeatMs?: number;
+};
+
+export type HttpServerOptions = {
+  rag: RagClient;
+  auditStore: AuditStore;
+  tenants: TenantDirectory;
+  limits: HttpLimits;
+  /** The payload codec's handler (createCodecHandler), mounted at /codec/encode and /codec/decode when given. */
+  codecHandler?: CodecHandler;
+  /** Browser origins allowed to call the API (CORS; RAGTIME_API_CORS_ORIGINS). None by default. The codec routes answer CORS themselves. */
+  corsOrigins?: string[];
+  /**
+   * Called before a run is started or answered; throws (e.g. SERVICE_UNAVAILABLE) when no worker would pick it up,
+   * so a request fails at once instead of waiting forever. The CLI passes `assertWorkerPolling`.
+   */
+  workerCheck?: () => Promise<void>;
+  /** New session ids for asks without one. Default: "api-" and a random UUID. */
+  newSessionId?: () => string;
+  /** fastify's logger option: false (the default) for none, true or pino options to log requests. */
+  logger?: boolean | { level: string };
+};
+
+/** What the route plugins receive. */
+export type RouteDeps = Required<Pick<HttpServerOptions, 'rag' | 'auditStore' | 'tenants'>> & {
+  limits: Required<HttpLimits>;
+  workerCheck: () => Promise<void>;
+  newSessionId: () => string;
+};

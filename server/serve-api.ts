@@ -1,0 +1,83 @@
+import { createAuditStore } from '../activities/adapters/sql-audit-store';
+import { createSessionOwnerStore } from '../activities/adapters/sql-session-owners';
+import { AesGcmCodec } from '../client/codec/aes-gcm-codec';
+import type { RagClient } from '../client/rag-client';
+import { assertWorkerPolling } from '../client/worker-check';
+import { describeKeyring } from '../core/codec-keys';
+import type { RagConfig } from '../core/config';
+import { auditSqliteFileOf } from '../runtime/data-files';
+import { createCodecHandler } from './codec/codec-handler';
+import { createHttpServer } from './http/create-http-server';
+import { createTenantDirectory } from './http/tenant-directory';
+import { createTokenVerifier } from './http/token-auth';
+
+export type ServeApiOptions = { host: string; port: number; logLevel: 'info' | 'warn' };
+
+export type RunningApi = {
+  url: string;
+  /** What it serves and against what, for the start-up output (no secrets). */
+  banner: string;
+  close(): Promise<void>;
+};
+
+/**
+ * `ragtime serve` (docs/API.md): the HTTP API on the configured Temporal (through `rag`), audit store, session owners
+ * and tokens, with the codec endpoint under /codec when keys are set. Listening when it resolves; `close` stops it
+ * and closes the stores it opened (not `rag`, which its caller owns).
+ */
+export async function serveApi(config: RagConfig, rag: RagClient, options: ServeApiOptions): Promise<RunningApi> {
+  // The session owners live in the audit store's database (audit.sqlite, or DATABASE_URL).
+  const location = { databaseUrl: config.database.url, sqliteFile: auditSqliteFileOf(config) };
+  const auditStore = createAuditStore({ ...location, includeContent: config.audit.includeContent });
+  const owners = createSessionOwnerStore(location);
+  const closeStores = async () => {
+    await Promise.allSettled([auditStore.close(), owners.close()]);
+  };
+  try {
+    // Migrate now, so an unreachable database is reported at start (naming the store), not at the first request.
+    await Promise.all([auditStore.migrate(), owners.migrate()]);
+    const tenants = createTenantDirectory({ tokens: config.api.tokens, owners });
+    const codecTokens = createTokenVerifier(config.codecServer.tokens.map((sha256) => ({ tenant: 'codec', sha256 })));
+    const codecHandler =
+      config.codec === null
+        ? undefined
+        : createCodecHandler(new AesGcmCodec(config.codec), {
+            allowedOrigins: config.codecServer.allowedOrigins,
+            // API tokens and the codec's own (RAGTIME_CODEC_TOKENS, e.g. the UI token of `make demo`) both decrypt.
+            authorize: (token) => tenants.tenantOf(token) !== null || codecTokens(token) !== null,
+          });
+    const app = createHttpServer({
+      rag,
+      auditStore,
+      tenants,
+      limits: { bodyLimitBytes: config.api.bodyLimitBytes },
+      corsOrigins: config.api.corsOrigins,
+      workerCheck: () => assertWorkerPolling(rag, config.temporal),
+      ...(codecHandler ? { codecHandler } : {}),
+      logger: { level: options.logLevel },
+    });
+    const url = await app.listen({ host: options.host, port: options.port });
+    const tenantNames = [...new Set(config.api.tokens.map((token) => token.tenant))];
+    const banner =
+      `ragtime HTTP API: ${url}\n` +
+      `  OpenAPI:  ${url}/openapi.json   (docs/API.md)\n` +
+      `  tenants:  ${tenantNames.join(', ')} (${config.api.tokens.length} token${config.api.tokens.length === 1 ? '' : 's'})\n` +
+      `  Temporal: ${config.temporal.address}, namespace ${config.temporal.namespace}, task queue ${config.temporal.taskQueue}\n` +
+      `  audit:    ${config.database.url ? 'PostgreSQL (DATABASE_URL)' : location.sqliteFile}\n` +
+      `  codec:    ${config.codec === null ? 'off (no codec keys)' : `${url}/codec/encode, /codec/decode (keys ${describeKeyring(config.codec)})`}`;
+    return {
+      url,
+      banner,
+      async close() {
+        try {
+          await app.close();
+        } finally {
+          await closeStores();
+        }
+      },
+    };
+  } catch (error) {
+    await closeStores();
+    throw error;
+  }
+}
