@@ -1,7 +1,7 @@
 # ragtime: the two commands of the README are `make demo` and `make test`; the rest are helpers.
 # Every target runs a script under scripts/ (ports and addresses: scripts/env.sh).
 .DEFAULT_GOAL := help
-.PHONY: help setup demo test up down status eval-retrieval bench-retrieval bench
+.PHONY: help setup demo test up down status eval-retrieval eval-answers bench-retrieval bench
 
 help:
 	@echo "make demo    install, start the local services and a worker, ingest samples/knowledge, tour every route"
@@ -9,6 +9,7 @@ help:
 	@echo "make up | down | status    start / stop / show the local services (down also stops the demo's worker)"
 	@echo "make setup   install node_modules and the project-local .venv only"
 	@echo "make eval-retrieval   start the services, index CMRC 2018 dev, score hit@1/@5 and MRR@10 per leg (docs/EVALUATION.md)"
+	@echo "make eval-answers     start the services, index CMRC 2018 dev, answer every question offline: gold span, citations, verification (docs/EVALUATION.md)"
 	@echo "make bench-retrieval  start the services, retrieve p50/p95 at 1k, 10k and 50k leaf chunks (docs/PERFORMANCE.md)"
 	@echo "make bench   orchestration benchmark against the running dev server (TEMPORAL_ADDRESS; see docs/PERFORMANCE.md)"
 
@@ -37,6 +38,9 @@ bench:
 # services running, as `make up` does. Extra flags: make eval-retrieval ARGS="--questions 500".
 eval-retrieval: up
 	@bash -c 'source scripts/env.sh && npx tsx bench/eval-cmrc.ts $(ARGS)'
+
+eval-answers: up
+	@bash -c 'source scripts/env.sh && npx tsx bench/eval-answers.ts $(ARGS)'
 
 bench-retrieval: up
 	@bash -c 'source scripts/env.sh && npx tsx bench/retrieve.ts $(ARGS)'

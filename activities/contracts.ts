@@ -1,4 +1,5 @@
 import type { GradeStepResult } from '../core/graph/grade-step';
+import type { RagAnswer } from '../core/schemas/answer';
 import type { AuditBatch } from '../core/schemas/audit';
 import type { ComplexityPlan } from '../core/graph/plan-complexity';
 import type { EvidenceGrade } from '../core/schemas/model-outputs';
@@ -33,6 +34,14 @@ export type GradeEvidenceInput = {
   isSubAgent: boolean;
 };
 export type PlanRewriteInput = { question: string; rewriteCount: number };
+export type GenerateAnswerInput = {
+  /** The question the evidence was retrieved for (q* after a clarification). */
+  question: string;
+  /** The final evidence, in its order: document n of the prompt is docs[n - 1]. */
+  docs: Chunk[];
+  /** The one repair attempt: the answer whose verification failed. */
+  repair?: { previous: RagAnswer };
+};
 
 /** The grade, and what it resolves to. The evidence list is not sent back: the workflow keeps it (spec §4.5 step 7). */
 export type GradeEvidenceData = Omit<GradeStepResult, 'traceFragment' | 'docs'> & { grade: EvidenceGrade };
@@ -46,6 +55,11 @@ export interface RagActivities {
   gradeEvidence(input: GradeEvidenceInput): Promise<ActivityResult<GradeEvidenceData>>;
   /** spec §4.7.1: one rewrite plan, composed into the rewritten query. */
   planRewrite(input: PlanRewriteInput): Promise<ActivityResult<Rewrite>>;
+  /**
+   * The answer node (DESIGN §3.6): the answer writer on the final evidence, its draft verified (pure, core/answer).
+   * It writes no trace: the 59-field protocol is unchanged, the answer sits beside it.
+   */
+  generateAnswer(input: GenerateAnswerInput): Promise<ActivityResult<RagAnswer>>;
 }
 
 /** How many rows and events a recordAudit call inserted now (already recorded ones are ignored). */

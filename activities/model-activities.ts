@@ -5,7 +5,8 @@ import { gradeStep } from '../core/graph/grade-step';
 import { cleanComplexityResult } from '../core/graph/plan-complexity';
 import { ComplexityResult, EvidenceGrade, RewritePlan } from '../core/schemas/model-outputs';
 import { rewritePlanFragment } from '../core/trace/writers';
-import type { GradeEvidenceInput, PlanComplexityInput, PlanRewriteInput, RagActivities } from './contracts';
+import type { GenerateAnswerInput, GradeEvidenceInput, PlanComplexityInput, PlanRewriteInput, RagActivities } from './contracts';
+import { writeVerifiedAnswer } from './answer-writer';
 import { parseModelOutput, rethrowAsModelOutput } from './model-output';
 import type { ChatModels } from './ports';
 
@@ -26,8 +27,11 @@ async function callModel(call: () => Promise<unknown>, where: Where): Promise<un
   }
 }
 
-/** The three model activities (spec §4.2, §4.5, §4.7): call the model, validate its reply, apply the core rules. */
-export function modelActivities(models: ChatModels): Pick<RagActivities, 'planComplexity' | 'gradeEvidence' | 'planRewrite'> {
+/**
+ * The model activities (spec §4.2, §4.5, §4.7, and the answer node): call the model, validate its reply, apply the
+ * core rules.
+ */
+export function modelActivities(models: ChatModels): Pick<RagActivities, 'planComplexity' | 'gradeEvidence' | 'planRewrite' | 'generateAnswer'> {
   return {
     async planComplexity({ question }: PlanComplexityInput) {
       const where = { model: models.describe, schema: 'complexity_result', attempt: attempt() };
@@ -60,6 +64,12 @@ export function modelActivities(models: ChatModels): Pick<RagActivities, 'planCo
       } catch (error) {
         return rethrowAsModelOutput(error, where);
       }
+    },
+
+    async generateAnswer(input: GenerateAnswerInput) {
+      const answer = await writeVerifiedAnswer(models, input, attempt(), () => Date.now());
+      // No trace fields: the answer sits beside the 59-field trace.
+      return { data: answer, traceFragment: { fields: {} }, producedBy: models.describe };
     },
   };
 }

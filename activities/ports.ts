@@ -1,3 +1,4 @@
+import type { AnswerVerification } from '../core/schemas/answer';
 import type { AuditBatch, SessionTrace } from '../core/schemas/audit';
 import type { Chunk } from '../core/schemas/retrieved-chunk';
 import type { RetrievalResult } from '../core/trace/writers';
@@ -9,15 +10,32 @@ import type { RetrievalResult } from '../core/trace/writers';
  */
 
 /**
- * Raw structured outputs of the three RAG models (spec §7), before validation. The grader gets the formatted
- * context the prompt carries (spec §4.4.2) and the evidence itself, for providers that judge retrieval signals.
+ * What the answer writer gets (DESIGN §3.6): the question the evidence was retrieved for, the evidence formatted as
+ * the grader saw it (spec §4.4.2, whose [n] a citation's doc_index names) and the evidence itself; on the one repair
+ * attempt, the draft that failed and what the verifier found.
+ */
+export type AnswerRequest = {
+  question: string;
+  context: string;
+  evidence: Chunk[];
+  repair?: { previous: unknown; verification: AnswerVerification };
+};
+
+/**
+ * Raw structured outputs of the RAG models (spec §7, and the answer node), before validation. The grader gets the
+ * formatted context the prompt carries (spec §4.4.2) and the evidence itself, for providers that judge retrieval
+ * signals.
  */
 export interface ChatModels {
-  /** e.g. "openai fast=gpt-4.1-mini grade=gpt-4.1" or "offline-policy v1", shown in logs and memos. */
+  /** e.g. "openai fast=gpt-4.1-mini grade=gpt-4.1 answer=gpt-4.1" or "offline-policy v1", shown in logs and memos. */
   readonly describe: string;
+  /** Who writes answers: the answer model's name, or the offline policy's extractive answerer. */
+  readonly answerModel: string;
   planComplexity(question: string): Promise<unknown>;
   gradeEvidence(question: string, context: string, evidence: Chunk[]): Promise<unknown>;
   planRewrite(question: string): Promise<unknown>;
+  /** The answer draft (`answer_draft`): text with [n] markers and {marker, doc_index, quote} citations. */
+  writeAnswer(request: AnswerRequest): Promise<unknown>;
 }
 
 /** spec §6.1 `retrieve_documents`: never throws for infrastructure errors; they are reported in the meta. */

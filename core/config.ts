@@ -28,9 +28,12 @@ export const RagConfig = z.object({
   temporal: z.object({ address: text, namespace: text, taskQueue: text }),
   milvus: z.object({ address: text, token: text.optional(), collection: text, timeoutSeconds: z.number().positive() }),
   embeddings: z.object({ baseUrl: text, model: text, dim: z.number().int().min(1) }),
-  /** `answerModel` is MODEL, the agent's answer model outside the RAG graph (spec §1). */
+  /**
+   * `answerModel` writes the answer of the graph's last node (ANSWER_MODEL, default GRADE_MODEL); `agentModel` is
+   * MODEL, the agent's model outside the RAG graph (spec §1), read for parity and used by nothing in ragtime.
+   */
   models: z
-    .object({ apiKey: text, baseUrl: text, fastModel: text, gradeModel: text, answerModel: text })
+    .object({ apiKey: text, baseUrl: text, fastModel: text, gradeModel: text, answerModel: text, agentModel: text })
     .partial()
     .extend({ provider: ModelProvider }),
   /** DATABASE_URL (PostgreSQL) when set; else SQLite files under RAGTIME_DATA_DIR. */
@@ -262,7 +265,8 @@ const configFromEnv = (files: ConfigFiles | undefined) => z
         baseUrl: read.url(read.found('OPENAI_BASE_URL', 'BASE_URL'), undefined, 'https://api.openai.com/v1'),
         fastModel: read.text('FAST_MODEL'),
         gradeModel: read.text('GRADE_MODEL'),
-        answerModel: read.text('MODEL'),
+        answerModel: read.text('ANSWER_MODEL', 'GRADE_MODEL'),
+        agentModel: read.text('MODEL'),
       }),
       database: { url: read.text('DATABASE_URL'), dataDir },
       audit: { includeContent: strictBoolean(read.found('AUDIT_INCLUDE_CONTENT'), false, report) },

@@ -11,6 +11,7 @@
 import { readdirSync } from 'node:fs';
 import * as path from 'node:path';
 import { routePath } from '../cli/render/route-path';
+import { noKnowledgeText } from '../core/answer/no-knowledge-text';
 import { newRagWorkflowId, RagClient } from '../client/rag-client';
 import { loadConfig } from '../runtime/load-config';
 import type { RagSubTrace } from '../core/schemas/rag-trace';
@@ -122,6 +123,15 @@ async function visit(rag: RagClient, stop: Stop, index: number): Promise<{ stop:
       field('result', result(next, answerMs));
       last = next;
     }
+  }
+  if (last.answer) {
+    field('answer', last.answer.text);
+    last.answer.citations.forEach((citation, i) =>
+      field(i === 0 ? 'sources' : '', `[${citation.marker}] ${citation.filename ?? '?'} p${citation.page_number ?? '-'}: "${citation.quote}"`),
+    );
+    field('checked', `${last.answer.verification.status} (${last.answer.model})`);
+  } else if (last.status === 'completed' && last.route === 'no_knowledge') {
+    field('answer', noKnowledgeText(stop.question));
   }
   field('path', routePath(last).join(' → '));
   const trace = last.rag_trace;

@@ -11,6 +11,7 @@ import { describeZodError } from '../core/errors';
 import { parseHitlResumeState } from '../core/graph/hitl-resume';
 import { RagRun } from '../core/run/rag-run';
 import { HitlAnswer, RagWorkflowInput, type HitlSettings, type RagOutcome } from '../core/schemas/run-io';
+import { ANSWER_PATCH, generateAnswer } from './answer-node';
 import { AUDIT_LOCAL_PATCH, AUDIT_PATCH, AuditRecorder, type AuditMode } from './audit-recorder';
 import { runErrorOf, terminalFailure } from './failures';
 import { fanOutAndSynthesize } from './fan-out';
@@ -82,6 +83,7 @@ export async function ragWorkflow(rawInput: RagWorkflowInput): Promise<RagOutcom
       await answerQuestion(run, startedAt);
     }
     const ending = await converse(run, input.hitl, recorder);
+    if (ending === 'done' && run.route === 'answer') await answerNode(run);
     // Recorded just before the run settles, so that it still closes in the task it settles in (as it did before
     // the audit): whoever sees the outcome sees a closed run. finish() keeps the question iff a person is needed.
     run.audit.completed(Date.now(), {
@@ -153,6 +155,33 @@ async function converse(run: RagRun, settings: HitlSettings, recorder: AuditReco
     if (snapshot) await resumeWithAnswer(run, snapshot, answer.text);
   }
   return 'done';
+}
+
+/**
+ * The graph's last node on route `answer` (DESIGN §3.6). Histories recorded before it settle on `answer` without
+ * one (answer_null_reason `not_generated`).
+ */
+async function answerNode(run: RagRun): Promise<void> {
+  if (!patched(ANSWER_PATCH)) {
+    run.answersEnabled = false;
+    return;
+  }
+  await generateAnswer(run);
+  const { answer } = run;
+  run.audit.answerWritten(
+    Date.now(),
+    answer
+      ? {
+          written: true,
+          chars: [...answer.text].length,
+          citations: answer.citations.length,
+          verification: answer.verification.status,
+          repairAttempted: answer.repair_attempted,
+          model: answer.model,
+          durationMs: answer.duration_ms,
+        }
+      : { written: false, errorType: run.answerError?.type ?? 'INTERNAL' },
+  );
 }
 
 /** Histories recorded before the audit replay without it; those recorded before the local activity, with a regular one. */

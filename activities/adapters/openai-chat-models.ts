@@ -3,10 +3,12 @@ import OpenAI from 'openai';
 import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { zodResponseFormat } from 'openai/helpers/zod';
 import { RagError } from '../../core/errors';
+import { buildAnswerPrompt, buildAnswerRepairPrompt } from '../../core/prompts/answer-prompt';
 import { buildComplexityPrompt } from '../../core/prompts/complexity-prompt';
 import { buildGraderPrompt } from '../../core/prompts/grader-prompt';
 import { buildRewritePrompt } from '../../core/prompts/rewrite-prompt';
 import type { UserMessage } from '../../core/prompts/user-message';
+import { AnswerDraft } from '../../core/schemas/answer';
 import { ComplexityResult, EvidenceGrade, RewritePlan } from '../../core/schemas/model-outputs';
 import type { ChatModels } from '../ports';
 import { chatRequestAttributes, chatResponseAttributes, chatSpanName } from '../telemetry/gen-ai';
@@ -22,6 +24,8 @@ export type OpenAiChatModelsOptions = {
   fastModel?: string;
   /** GRADE_MODEL: evidence grader (spec §7.1). */
   gradeModel?: string;
+  /** ANSWER_MODEL: the answer writer (default GRADE_MODEL, resolved by parseConfig). */
+  answerModel?: string;
   /** Per request. Below MODEL_CALL's 60 s start-to-close, so a slow model fails with a readable message first. */
   timeoutMs?: number;
   /** SDK-level retries; 0 by default because Temporal's MODEL_CALL policy retries (see openai-call-failure.ts). */
@@ -44,6 +48,7 @@ const FORMATS = {
   complexity_result: zodResponseFormat(ComplexityResult, 'complexity_result'),
   evidence_grade: zodResponseFormat(EvidenceGrade, 'evidence_grade'),
   rewrite_plan: zodResponseFormat(RewritePlan, 'rewrite_plan'),
+  answer_draft: zodResponseFormat(AnswerDraft, 'answer_draft'),
 };
 type SchemaName = keyof typeof FORMATS;
 
@@ -74,8 +79,9 @@ export function createOpenAiChatModels(options: OpenAiChatModelsOptions): ChatMo
           logLevel: 'warn', // never 'debug': that would log prompts
         });
 
-  async function complete(schema: SchemaName, variable: 'FAST_MODEL' | 'GRADE_MODEL', message: UserMessage) {
-    const model = variable === 'FAST_MODEL' ? options.fastModel : options.gradeModel;
+  const answerModel = options.answerModel || options.gradeModel;
+  async function complete(schema: SchemaName, variable: 'FAST_MODEL' | 'GRADE_MODEL' | 'ANSWER_MODEL', message: UserMessage) {
+    const model = variable === 'FAST_MODEL' ? options.fastModel : variable === 'GRADE_MODEL' ? options.gradeModel : answerModel;
     const needs = `the ${schema} call`;
     if (model === undefined || model === '') throw new RagError('MODEL_NOT_CONFIGURED', `${variable} is not set: ${needs} needs a model; set ${variable}`);
     if (client === undefined) throw new RagError('MODEL_NOT_CONFIGURED', `OPENAI_API_KEY is not set: ${needs} to ${model} needs one; set OPENAI_API_KEY`);
@@ -95,10 +101,17 @@ export function createOpenAiChatModels(options: OpenAiChatModelsOptions): ChatMo
   }
 
   return {
-    describe: `openai fast=${options.fastModel || '(unset)'} grade=${options.gradeModel || '(unset)'} @ ${host}`,
+    describe: `openai fast=${options.fastModel || '(unset)'} grade=${options.gradeModel || '(unset)'} answer=${answerModel || '(unset)'} @ ${host}`,
+    answerModel: answerModel || '(unset)',
     planComplexity: (question) => complete('complexity_result', 'FAST_MODEL', buildComplexityPrompt(question)),
     gradeEvidence: (question, context) => complete('evidence_grade', 'GRADE_MODEL', buildGraderPrompt(question, context)),
     planRewrite: (question) => complete('rewrite_plan', 'FAST_MODEL', buildRewritePrompt(question)),
+    writeAnswer: ({ question, context, repair }) =>
+      complete(
+        'answer_draft',
+        'ANSWER_MODEL',
+        repair ? buildAnswerRepairPrompt(question, context, repair.previous, repair.verification) : buildAnswerPrompt(question, context),
+      ),
   };
 }
 

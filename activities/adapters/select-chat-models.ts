@@ -18,7 +18,7 @@ export function selectChatModels(
   config: Pick<RagConfig, 'models' | 'telemetry'>,
   providers: { offline: () => ChatModels; openai?: Pick<OpenAiChatModelsOptions, 'timeoutMs' | 'maxRetries'> },
 ): ChatModelsChoice {
-  const { provider, apiKey, baseUrl, fastModel, gradeModel } = config.models;
+  const { provider, apiKey, baseUrl, fastModel, gradeModel, answerModel } = config.models;
   const useOpenAi = provider === 'openai' || (provider === 'auto' && openAiConfigured(config.models));
   if (!useOpenAi) return { provider: 'offline', models: providers.offline() };
   return {
@@ -28,6 +28,7 @@ export function selectChatModels(
       baseUrl,
       fastModel,
       gradeModel,
+      answerModel,
       telemetry: { includeContent: config.telemetry.includeContent },
       ...providers.openai,
     }),

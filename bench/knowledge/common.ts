@@ -231,22 +231,24 @@ export function progressReporter(label: string, total: number, everyMs = 5000): 
   };
 }
 
-/** One CMRC 2018 article: its single paragraph and the questions asked about it. */
-export type CmrcArticle = { id: string; title: string; context: string; questions: Array<{ id: string; question: string }> };
+/** One CMRC 2018 article: its single paragraph and the questions asked about it, with their gold answer spans. */
+export type CmrcArticle = { id: string; title: string; context: string; questions: Array<{ id: string; question: string; answers: string[] }> };
 
 /** Reads CMRC 2018 (SQuAD v1 format): one article per paragraph (the dev split has exactly one). */
 export function loadCmrc(file: string): CmrcArticle[] {
   if (!existsSync(file)) {
     throw new Error(`CMRC 2018 dev not found at ${file}: pass --data <cmrc2018_dev.json> (see ../shared/eval/README.md)`);
   }
-  type Raw = { data: Array<{ id: string; title: string; paragraphs: Array<{ id: string; context: string; qas: Array<{ id: string; question: string }> }> }> };
+  type Raw = {
+    data: Array<{ id: string; title: string; paragraphs: Array<{ id: string; context: string; qas: Array<{ id: string; question: string; answers?: Array<{ text: string }> }> }> }>;
+  };
   const raw = JSON.parse(readFileSync(file, 'utf8')) as Raw;
   return raw.data.flatMap((article) =>
     article.paragraphs.map((paragraph, i) => ({
       id: article.paragraphs.length === 1 ? article.id : `${article.id}_${i}`,
       title: article.title,
       context: paragraph.context,
-      questions: paragraph.qas.map((qa) => ({ id: qa.id, question: qa.question })),
+      questions: paragraph.qas.map((qa) => ({ id: qa.id, question: qa.question, answers: [...new Set((qa.answers ?? []).map((answer) => answer.text))] })),
     })),
   );
 }

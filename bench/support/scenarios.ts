@@ -1,5 +1,6 @@
 import type { ChatModels, Retriever } from '../../activities/ports';
 import { ComplexityResult, EvidenceGrade } from '../../core/schemas/model-outputs';
+import { offlineWriteAnswer } from '../../activities/adapters/offline-chat-models';
 import type { RetrievalResult } from '../../core/trace/writers';
 import { chunk, metaM0, runRag, type Calls, type Models, type RunOutcome } from '../../test/support/scenario';
 
@@ -65,6 +66,8 @@ export function zeroLatencyAdapters(): { models: ChatModels; retriever: Retrieve
       planRewrite: async () => {
         throw new Error('bench scenarios never rewrite');
       },
+      answerModel: 'bench extractive',
+      writeAnswer: offlineWriteAnswer,
     },
     retriever: { retrieve: async (query) => instantRetrieval(query) },
   };

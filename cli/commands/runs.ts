@@ -3,6 +3,7 @@ import { RagError, describeZodError } from '../../core/errors';
 import { HitlAnswer } from '../../core/schemas/run-io';
 import type { CliContext } from '../context';
 import { exitCodeOf, renderOutcome } from '../render/outcome';
+import { renderAnswerRecord } from '../render/answer';
 import { renderTraceTree } from '../render/trace-tree';
 
 const quote = (value: string): string => `"${value.replace(/["\\]/g, '')}"`;
@@ -35,6 +36,7 @@ export function registerRunCommands(program: Command, context: CliContext, setEx
       }
       console.log(renderOutcome(outcome, context.uiBaseUrl));
       console.log(renderTraceTree(outcome.rag_trace));
+      console.log(renderAnswerRecord(outcome).map((line) => `  ${line}`).join('\n'));
       outcome.rounds.forEach((round) =>
         console.log(`  round ${round.round}: ${round.route} "${round.prompt}" → ${round.outcome}${round.answer ? ` "${round.answer}" (${round.answered_via})` : ''}`),
       );

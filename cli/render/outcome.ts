@@ -1,5 +1,6 @@
 import type { RagOutcome } from '../../core/schemas/run-io';
 import { EXIT } from '../exit-codes';
+import { renderAnswer } from './answer';
 import { routePath } from './route-path';
 
 export function exitCodeOf(outcome: RagOutcome): number {
@@ -13,14 +14,28 @@ const preview = (text: string | undefined, length = 100): string => {
   return [...flat].length > length ? `${[...flat].slice(0, length - 1).join('')}…` : flat;
 };
 
-/** A short human summary of an outcome: route and status, the way there, the evidence, the pending question. */
+/** Why the run routed as it did: the last grade (relevance, answerability, confidence) and its reason. */
+function whyLine(outcome: RagOutcome): string | null {
+  const trace = outcome.rag_trace;
+  if (!trace?.evidence_relevance) return null;
+  const confidence = trace.evidence_confidence === undefined || trace.evidence_confidence === null ? '' : `, confidence ${trace.evidence_confidence}`;
+  return `  why  relevance ${trace.evidence_relevance}, answerability ${trace.evidence_answerability ?? '-'}${confidence}${trace.evidence_reason ? ` — ${preview(trace.evidence_reason, 120)}` : ''}`;
+}
+
+/**
+ * A human summary of an outcome: the answer and its sources first (or the no-knowledge sentence), then route and
+ * status, the way there and why, the evidence, the pending question.
+ */
 export function renderOutcome(outcome: RagOutcome, uiBaseUrl: string | null): string {
   const lines = [
+    ...renderAnswer(outcome),
     `${outcome.status.toUpperCase()}  route=${outcome.route ?? '-'}  status=${outcome.retrieval_status ?? '-'}`,
     `  run ${outcome.workflowId}${uiBaseUrl ? `  ${uiBaseUrl}/namespaces/default/workflows/${encodeURIComponent(outcome.workflowId)}` : ''}`,
   ];
   const path = routePath(outcome);
   if (path.length > 0) lines.push(`  path ${path.join(' → ')}`);
+  const why = whyLine(outcome);
+  if (why) lines.push(why);
   if (outcome.error) lines.push(`  error ${outcome.error.type}: ${outcome.error.message}`);
   outcome.docs.slice(0, 5).forEach((doc, i) => {
     const score = doc.rerank_score ?? doc.score;

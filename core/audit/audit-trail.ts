@@ -2,6 +2,7 @@ import type { AuditBatch, DiagnosisEvent, ToolInvocationRecord } from '../schema
 import type { RetrievalResult } from '../trace/writers';
 import {
   answerReceivedEvent,
+  answerWrittenEvent,
   completedEvent,
   failedEvent,
   hitlRequestedEvent,
@@ -68,6 +69,10 @@ export class AuditTrail {
   answerReceived(at: number, facts: Parameters<typeof answerReceivedEvent>[2]): void {
     this.round = facts.round;
     this.events.push((ids) => answerReceivedEvent(ids, at, facts));
+  }
+
+  answerWritten(at: number, facts: Parameters<typeof answerWrittenEvent>[2]): void {
+    this.events.push((ids) => answerWrittenEvent(ids, at, facts));
   }
 
   completed(at: number, facts: Parameters<typeof completedEvent>[2]): void {

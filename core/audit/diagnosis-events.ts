@@ -82,6 +82,36 @@ export function completedEvent(
   });
 }
 
+/**
+ * The answer node ran (DESIGN §3.6): how long the answer is, how many citations it has and whether they verified,
+ * or that the writer failed (its error code). Never the answer's text.
+ */
+export function answerWrittenEvent(
+  ids: AuditIds,
+  at: number,
+  facts:
+    | { written: true; chars: number; citations: number; verification: string; repairAttempted: boolean; model: string; durationMs: number }
+    | { written: false; errorType: string },
+): DiagnosisEvent {
+  return event(
+    ids,
+    'answer_written',
+    'answer_written',
+    at,
+    facts.written
+      ? {
+          status: 'running',
+          answer_chars: facts.chars,
+          citation_count: facts.citations,
+          verification: facts.verification,
+          repair_attempted: facts.repairAttempted,
+          answer_model: cutText(facts.model, ERROR_TYPE_CHARS),
+          duration_ms: facts.durationMs,
+        }
+      : { status: 'running', answer_failed: true, error_type: cutText(facts.errorType, ERROR_TYPE_CHARS) },
+  );
+}
+
 /** The run failed with a closed error code (the message stays in the encrypted history). */
 export function failedEvent(ids: AuditIds, at: number, facts: { errorType: string; route: string | null }): DiagnosisEvent {
   return event(ids, 'failed', 'failed', at, {

@@ -1,4 +1,5 @@
 import { pythonStr } from '../python-text';
+import type { VerificationStatus } from '../schemas/answer';
 import type { RetrievalStatus, Route, RewriteMethod } from '../schemas/graph-values';
 import type { RetrievalMeta } from '../trace/raw-trace';
 import type { StepMessage } from './rag-step';
@@ -81,3 +82,24 @@ export function targetedRetrievalDone(meta: Partial<RetrievalMeta>, docCount: nu
     step('✅', `HITL 针对性检索完成，找到 ${docCount} 个片段`, `模式: ${meta.retrieval_mode || 'hybrid'}`),
   ];
 }
+
+/*
+ * The answer node (DESIGN §3.6): ragtime's own steps, after the spec's. The writer is told the evidence count; the
+ * outcome says whether the citations verified.
+ */
+export const answerStarted = (docCount: number) => step('✍️', '正在生成回答...', `依据 ${docCount} 个片段`);
+export const answerRepairStarted = (problemCount: number) => step('🔧', '引用校验未通过，修正一次', `问题 ${problemCount} 处`);
+export function answerDone(status: VerificationStatus, citationCount: number): StepMessage {
+  const detail = `引用 ${citationCount} 条`;
+  if (status === 'verified') return step('✅', '回答已生成，引用已校验', detail);
+  if (status === 'partially_verified') return step('🟡', '回答已生成，部分引用未通过校验', detail);
+  return step('⚠️', '回答已生成，引用未通过校验', detail);
+}
+export const answerFailed = (errorType: string) => step('⛔', '回答生成失败，返回检索证据', errorType);
+
+/** The labels of the answer node's steps: what follows the spec's steps of a run that settled on `answer`. */
+export const ANSWER_NODE_LABELS: ReadonlySet<string> = new Set(
+  [answerStarted(0), answerRepairStarted(0), answerDone('verified', 0), answerDone('partially_verified', 0), answerDone('unverified', 0), answerFailed('')].map(
+    (message) => message.label,
+  ),
+);

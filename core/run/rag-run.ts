@@ -2,6 +2,7 @@ import { AuditTrail } from '../audit/audit-trail';
 import { RagError } from '../errors';
 import { buildHitlResumeState, isHitlResult, type RunResult } from '../graph/hitl-resume';
 import { ProgressLog, type RagStep, type StepGroup, type StepMessage } from '../progress/rag-step';
+import type { AnswerNullReason, RagAnswer } from '../schemas/answer';
 import type { RetrievalStatus, Route } from '../schemas/graph-values';
 import type { HitlResumeState } from '../schemas/hitl-resume-state';
 import type { Chunk } from '../schemas/retrieved-chunk';
@@ -33,6 +34,11 @@ export class RagRun {
   resumeState: HitlResumeState | null = null;
   readonly rounds: HitlRound[] = [];
   error: RunError | null = null;
+  /** The answer node's result (DESIGN §3.6): the answer, or why writing it failed for good. */
+  answer: RagAnswer | null = null;
+  answerError: RunError | null = null;
+  /** False for runs whose history predates the answer node (they settle on `answer` without one). */
+  answersEnabled = true;
   /** The provider and models that answered this run's model calls (ChatModels.describe), once known. */
   models: string | null = null;
   /** Bumped each time the run settles (asks, completes or fails), so a waiter can tell "the next" settle. */
@@ -201,6 +207,16 @@ export class RagRun {
     return normalizeRagTrace(this.trace);
   }
 
+  /** Why the outcome carries no answer, or null when it carries one. */
+  private answerNullReason(): AnswerNullReason | null {
+    if (this.answer) return null;
+    if (this.answerError) return 'answer_failed';
+    if (this.status === 'running') return 'pending';
+    if (this.status === 'failed') return 'run_failed';
+    if (this.route !== 'answer' || this.status !== 'completed') return 'route_not_answer';
+    return this.answersEnabled ? 'pending' : 'not_generated';
+  }
+
   outcome(ids: RunIds): RagOutcome {
     return {
       ...ids,
@@ -213,6 +229,9 @@ export class RagRun {
       hitl_resume_state: this.resumeState,
       rounds: this.rounds.map((round) => ({ ...round })),
       error: this.error,
+      answer: this.answer,
+      answer_null_reason: this.answerNullReason(),
+      answer_error: this.answerError,
     };
   }
 }

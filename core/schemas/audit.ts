@@ -80,7 +80,7 @@ export const ToolInvocationRecord = z.object({
 });
 export type ToolInvocationRecord = z.infer<typeof ToolInvocationRecord>;
 
-export const DiagnosisEventType = z.enum(['run_started', 'hitl_requested', 'answer_received', 'completed', 'failed']);
+export const DiagnosisEventType = z.enum(['run_started', 'hitl_requested', 'answer_received', 'answer_written', 'completed', 'failed']);
 export type DiagnosisEventType = z.infer<typeof DiagnosisEventType>;
 
 /** A thin timeline event; `key` is unique within a run (e.g. "run_started", "hitl_requested:1"). */

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AnswerNullReason, RagAnswer } from './answer';
 import { RetrievalStatus, Route } from './graph-values';
 import { HitlResumeState } from './hitl-resume-state';
 import { RagTrace } from './rag-trace';
@@ -85,5 +86,11 @@ export const RagOutcome = z.object({
   hitl_resume_state: HitlResumeState.nullable(),
   rounds: z.array(HitlRound),
   error: RunError.nullable(),
+  /** The answer with its verified citations, when the run settled on route `answer` (DESIGN §3.6); else null. */
+  answer: RagAnswer.nullable(),
+  /** Why `answer` is null (null when there is one). */
+  answer_null_reason: AnswerNullReason.nullable(),
+  /** What failed when the writer failed for good (answer_null_reason `answer_failed`); the evidence is kept. */
+  answer_error: RunError.nullable(),
 });
 export type RagOutcome = z.infer<typeof RagOutcome>;

@@ -159,6 +159,25 @@ describe('offline policy provider: one run per route (exit 0 completed, 3 awaiti
     expect(code).toBe(0);
     expect(json).toMatchObject({ status: 'completed', route: 'answer', retrieval_status: 'answerable', sessionId: SESSION, error: null, hitl: null });
     expect(json.docs[0]?.filename).toBe('Aurora X2 路由器.md');
+    // The answer node (issue 11): the offline answerer quotes the evidence, so its answer verifies.
+    expect(json.answer?.text).toContain('2 年保修');
+    expect(json.answer?.verification.status).toBe('verified');
+    expect(json.answer?.citations[0]).toMatchObject({ filename: 'Aurora X2 路由器.md', doc_index: 1 });
+  });
+
+  test('answer as a person reads it: the answer first, its sources, then the path and why', async () => {
+    const run = await ragtime(['ask', 'Aurora X2 路由器的保修期是多久？', '--session', SESSION]);
+    expect(run.code).toBe(0);
+    const lines = run.stdout.split('\n');
+    expect(lines[0]).toContain('2 年保修');
+    expect(lines[0]).toMatch(/\[1\]/);
+    expect(run.stdout).toMatch(/Sources\n {2}\[1\] Aurora X2 路由器\.md, p\.0 — "[^"]*2 年保修/);
+    expect(run.stdout).toContain('verified: every citation checked against its source');
+    expect(run.stdout.indexOf('Sources')).toBeLessThan(run.stdout.indexOf('COMPLETED  route=answer'));
+    expect(run.stdout).toMatch(/why {2}relevance strong, answerability sufficient/);
+    const id = /run (rag-\S+)/.exec(run.stdout)?.[1] as string;
+    const trace = await ragtime(['trace', id]);
+    expect(trace.stdout).toMatch(/answer: \d+ chars, \d+ citation\(s\), verified; offline-policy v1 extractive, answer-v1, \d+ ms/);
   });
 
   test('answer, in English', async () => {
@@ -220,6 +239,12 @@ describe('offline policy provider: one run per route (exit 0 completed, 3 awaiti
     const { code, json } = await ask('量子计算机的散热怎么做？');
     expect(code).toBe(0);
     expect(json).toMatchObject({ status: 'completed', route: 'no_knowledge', retrieval_status: 'no_knowledge', docs: [] });
+    expect([json.answer, json.answer_null_reason]).toEqual([null, 'route_not_answer']);
+    // A person reads a sentence, in the question's language (spec §8.3's text for Chinese).
+    const run = await ragtime(['ask', '量子计算机的散热怎么做？', '--session', SESSION]);
+    expect(run.stdout.split('\n')[0]).toBe('知识库中没有找到可靠的相关信息，暂时无法基于知识库回答这个问题。');
+    const english = await ragtime(['ask', 'How do quantum computers stay cool?', '--session', SESSION]);
+    expect(english.stdout.split('\n')[0]).toBe('The knowledge base has no reliable information on this question, so it cannot be answered from it.');
   });
 
   test('complex: a comparison split into two sub-questions, then synthesis', async () => {
@@ -294,13 +319,20 @@ describe('MODEL_PROVIDER=openai against the scripted OpenAI-compatible server', 
     server.reset();
     // The planner sees only what the fast path misses; a rewrite would be a bug here, so none is scripted.
     server.setDefault('complexity_result', { json: { complexity: 'simple', reason: '单一问题', sub_questions: [] } });
+    server.setDefault('answer_draft', { json: { answer: '见手册[1]。', citations: [{ marker: 1, doc_index: 1, quote: '保修' }] } });
   });
 
-  test('answer: the grader model decides, with the configured model and key', async () => {
+  test('answer: the grader model decides, with the configured model and key; the answer model writes', async () => {
     server.enqueue('evidence_grade', ANSWER_GRADE);
+    server.enqueue('answer_draft', { json: { answer: 'Aurora X2 保修 2 年[1]。', citations: [{ marker: 1, doc_index: 1, quote: 'Aurora X2 路由器提供 2 年保修' }] } });
     const { code, json } = await ask('Aurora X2 路由器的保修期是多久？', openAiEnv);
     expect(code).toBe(0);
     expect(json).toMatchObject({ status: 'completed', route: 'answer', retrieval_status: 'answerable' });
+    // ANSWER_MODEL is unset: GRADE_MODEL writes the answer.
+    expect(json.answer).toMatchObject({ text: 'Aurora X2 保修 2 年[1]。', model: 'e2e-grade', verification: { status: 'verified' }, repair_attempted: false });
+    const drafts = server.requests.filter((request) => request.schemaName === 'answer_draft');
+    expect(drafts.map((request) => request.body.model)).toEqual(['e2e-grade']);
+    expect(JSON.stringify(drafts[0]?.body.messages)).toContain('[1] Aurora X2 路由器.md (Page 0)');
     expect(json.rag_trace).toMatchObject({ evidence_confidence: 0.9, evidence_reason: '证据充分' });
     const grades = server.requests.filter((request) => request.schemaName === 'evidence_grade');
     expect(grades.map((request) => [request.body.model, request.authorization])).toEqual([['e2e-grade', `Bearer ${API_KEY}`]]);

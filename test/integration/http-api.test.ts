@@ -46,6 +46,10 @@ describe('runs', () => {
     const outcome = outcomeOf(response.body);
     expect(outcome).toMatchObject({ status: 'completed', route: 'answer', sessionId: session });
     expect(outcome.workflowId).toMatch(new RegExp(`^rag-${session}-[0-9a-f]{8}$`));
+    // The answer node (issue 11): the answer with its verified citations, in the outcome the API returns.
+    expect(outcome.answer).toMatchObject({ text: '丹瑾是湮灭属性角色[1]。', verification: { status: 'verified' }, model: 'http-test-answerer' });
+    expect(outcome.answer?.citations).toEqual([expect.objectContaining({ marker: 1, doc_index: 1, quote: '丹瑾是湮灭属性角色。' })]);
+    expect(outcome.answer_null_reason).toBeNull();
   });
 
   test('POST /api/runs without a sessionId opens a new session owned by the caller', async () => {
@@ -188,9 +192,10 @@ describe('progress stream', () => {
     expect(RagOutcome.parse(events.at(-1)?.data)).toMatchObject({ workflowId: started.workflowId, status: 'completed' });
     // The graded run took SLOW_MS: the stream was open long enough for heartbeats (every 300 ms here).
     expect(text).toContain(': heartbeat\n\n');
-    // Every step the run recorded was sent once, in order.
+    // Every step the run recorded was sent once, in order; the answer node's steps come last.
     const progress = await harness.rag.getProgress(started.workflowId);
     expect(steps.map((event) => event.data)).toEqual(progress);
+    expect(progress.slice(-2).map((step) => step.label)).toEqual(['正在生成回答...', '回答已生成，引用已校验']);
   });
 
   test('Last-Event-ID resumes after the last step seen; a settled run streams at once', async () => {
@@ -242,6 +247,9 @@ describe('OpenAPI, health and the codec endpoint', () => {
       components: { securitySchemes: unknown };
     };
     expect(document.openapi).toBe('3.0.3');
+    // Outcomes carry the answer (issue 11) in the published contract.
+    expect(response.body).toContain('"answer_null_reason"');
+    expect(response.body).toContain('"verification"');
     expect(Object.fromEntries(Object.entries(document.paths).map(([route, methods]) => [route, Object.keys(methods)]))).toMatchInlineSnapshot(`
 {
   "/api/diagnosis/{sessionId}/trace": [

@@ -82,7 +82,7 @@ describe('schema-violating output: MODEL_OUTPUT_RETRY twice, then MODEL_OUTPUT_I
 
   test('the terminal message names the model, the schema and the violation', async () => {
     server.setDefault('evidence_grade', { json: { relevance: 'strong', answerability: 'sufficient', route: 'answer', confidence: 1.4 } });
-    expect(shown(await failureOf(attempt('gradeEvidence', 3)))).toMatchInlineSnapshot(`"openai fast=fast-mini grade=grade-large @ HOST returned output that violates evidence_grade: ✖ Too big: expected number to be <=1 → at confidence"`);
+    expect(shown(await failureOf(attempt('gradeEvidence', 3)))).toMatchInlineSnapshot(`"openai fast=fast-mini grade=grade-large answer=grade-large @ HOST returned output that violates evidence_grade: ✖ Too big: expected number to be <=1 → at confidence"`);
   });
 
   test('schema-valid output after a violation succeeds on the retry', async () => {

@@ -115,12 +115,12 @@ describe('request shape (issue 5 §1, spec §7)', () => {
 describe('describe and provider selection (issue 5 §1)', () => {
   test('describe names the models and the endpoint host, never the key', () => {
     const { describe } = openAi();
-    expect(describe.replace(/:\d+$/, ':PORT')).toMatchInlineSnapshot(`"openai fast=fast-mini grade=grade-large @ 127.0.0.1:PORT"`);
+    expect(describe.replace(/:\d+$/, ':PORT')).toMatchInlineSnapshot(`"openai fast=fast-mini grade=grade-large answer=grade-large @ 127.0.0.1:PORT"`);
     expect(describe).not.toContain(API_KEY);
-    expect(createOpenAiChatModels({}).describe).toMatchInlineSnapshot(`"openai fast=(unset) grade=(unset) @ api.openai.com"`);
+    expect(createOpenAiChatModels({}).describe).toMatchInlineSnapshot(`"openai fast=(unset) grade=(unset) answer=(unset) @ api.openai.com"`);
   });
 
-  const offline: ChatModels = { describe: 'offline-policy test', planComplexity: jest.fn(), gradeEvidence: jest.fn(), planRewrite: jest.fn() };
+  const offline: ChatModels = { describe: 'offline-policy test', answerModel: 'offline', planComplexity: jest.fn(), gradeEvidence: jest.fn(), planRewrite: jest.fn(), writeAnswer: jest.fn() };
   const ready = { OPENAI_API_KEY: API_KEY, FAST_MODEL: 'f', GRADE_MODEL: 'g' };
   test.each([
     ['nothing set', {}, 'offline'],
@@ -131,7 +131,7 @@ describe('describe and provider selection (issue 5 §1)', () => {
   ])('%s → %s', (_label, env, provider) => {
     const choice = selectChatModels(parseConfig(env), { offline: () => offline });
     expect(choice.provider).toBe(provider);
-    expect(choice.models.describe).toBe(provider === 'offline' ? 'offline-policy test' : 'openai fast=f grade=g @ api.openai.com');
+    expect(choice.models.describe).toBe(provider === 'offline' ? 'offline-policy test' : 'openai fast=f grade=g answer=g @ api.openai.com');
   });
 });
 

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import { createActivities } from '../../activities';
+import { offlineWriteAnswer } from '../../activities/adapters/offline-chat-models';
 import type { AuditStore, ChatModels, Retriever } from '../../activities/ports';
 import { createAuditStore } from '../../activities/adapters/sql-audit-store';
 import { createSessionOwnerStore, type SqlSessionOwnerStore } from '../../activities/adapters/sql-session-owners';
@@ -52,6 +53,8 @@ export const httpModels: ChatModels = {
   async planRewrite() {
     throw new Error('the HTTP tests never rewrite');
   },
+  answerModel: 'http-test-answerer',
+  writeAnswer: offlineWriteAnswer,
 };
 
 export const httpRetriever: Retriever = {

@@ -131,9 +131,14 @@ describe('rows and events for every path', () => {
         sources: ['doc.pdf'], evidence_status: 'EVIDENCE_FOUND', route: 'answer', retrieval_status: 'answerable',
         evidence_confidence: 0.95, graded_by: 'scripted-model', returned_count: 1,
       });
-      expect(keys(trace)).toEqual(['run_started', 'completed']);
+      expect(keys(trace)).toEqual(['run_started', 'answer_written', 'completed']);
       expect(trace.events[0]?.detail).toEqual({ status: 'running', resumed: false, max_rounds: 3, answer_timeout_ms: 7 * 24 * 3600 * 1000 });
-      expect(trace.events[1]?.detail).toEqual({ status: 'completed', route: 'answer', retrieval_status: 'answerable', rounds: 0, awaiting_person: false, evidence_count: 1 });
+      // The answer node (DESIGN §3.6): its length, citations and verification, never its text.
+      expect(trace.events[1]?.detail).toEqual({
+        status: 'running', answer_chars: expect.any(Number), citation_count: 1, verification: 'verified', repair_attempted: false,
+        answer_model: 'scripted-answerer', duration_ms: expect.any(Number),
+      });
+      expect(trace.events[2]?.detail).toEqual({ status: 'completed', route: 'answer', retrieval_status: 'answerable', rounds: 0, awaiting_person: false, evidence_count: 1 });
     }, { audit: store });
   });
 
@@ -161,7 +166,7 @@ describe('rows and events for every path', () => {
         ['initial', 'initial', 'rewrite', 'weak'],
         ['rewritten', 'rewritten', 'answer', 'strong'],
       ]);
-      expect(keys(trace)).toEqual(['run_started', 'completed']);
+      expect(keys(trace)).toEqual(['run_started', 'answer_written', 'completed']);
     }, { audit: store });
   });
 
@@ -183,7 +188,7 @@ describe('rows and events for every path', () => {
       ]);
       // One run: the children are part of it, not runs of the session.
       expect(trace.runs.map((run) => [run.workflowId, run.status, run.route])).toEqual([[outcome.workflowId, 'completed', 'answer']]);
-      expect(keys(trace)).toEqual(['run_started', 'completed']);
+      expect(keys(trace)).toEqual(['run_started', 'answer_written', 'completed']);
     }, { audit: store });
   });
 
@@ -216,7 +221,7 @@ describe('rows and events for every path', () => {
         ['hitl-1', 'hitl_targeted', 'clarify'],
         ['hitl-2', 'hitl_targeted', 'answer'],
       ]);
-      expect(keys(trace)).toEqual(['run_started', 'hitl_requested:1', 'answer_received:1', 'hitl_requested:2', 'answer_received:2', 'completed']);
+      expect(keys(trace)).toEqual(['run_started', 'hitl_requested:1', 'answer_received:1', 'hitl_requested:2', 'answer_received:2', 'answer_written', 'completed']);
       expect(trace.events[2]?.detail).toEqual({ status: 'running', round: 1, via: 'update' });
       expect(trace.events.at(-1)?.detail).toMatchObject({ rounds: 2, route: 'answer', awaiting_person: false });
       expect(trace.runs[0]).toMatchObject({ status: 'completed', route: 'answer' });
@@ -249,8 +254,8 @@ describe('rows and events for every path', () => {
       });
       const trace = await traceWhenClosed(session, outcome.workflowId);
       expect(steps(trace)).toEqual(['hitl-0']);
-      expect(keys(trace)).toEqual(['run_started', 'answer_received:0', 'completed']);
-      expect(trace.events.map((event) => event.detail.resumed ?? event.detail.via ?? null)).toEqual([true, 'resume_from', null]);
+      expect(keys(trace)).toEqual(['run_started', 'answer_received:0', 'answer_written', 'completed']);
+      expect(trace.events.map((event) => event.detail.resumed ?? event.detail.via ?? null)).toEqual([true, 'resume_from', null, null]);
     }, { audit: store });
   });
 
@@ -293,7 +298,7 @@ describe('idempotency and a failing store', () => {
       expect(calls).toBe(2);
       expect(await auditActivity(outcome.workflowId)).toEqual({ scheduled: 1, attempts: [2], failed: 0 });
       expect(steps(trace)).toEqual(['initial']);
-      expect(keys(trace)).toEqual(['run_started', 'completed']);
+      expect(keys(trace)).toEqual(['run_started', 'answer_written', 'completed']);
     }, { audit: flaky });
   });
 
@@ -321,7 +326,7 @@ describe('idempotency and a failing store', () => {
       expect(done.status).toBe('completed');
       const trace = await traceWhenClosed(session, first.workflowId);
       expect(steps(trace)).toEqual(['initial', 'hitl-1']);
-      expect(keys(trace)).toEqual(['run_started', 'hitl_requested:1', 'answer_received:1', 'completed']);
+      expect(keys(trace)).toEqual(['run_started', 'hitl_requested:1', 'answer_received:1', 'answer_written', 'completed']);
       // Worker B rebuilt the run from the history: the first batch was not sent again.
       expect(await auditActivity(first.workflowId)).toEqual({ scheduled: 2, attempts: [1, 1], failed: 0 });
     } finally {

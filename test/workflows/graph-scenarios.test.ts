@@ -1,5 +1,6 @@
 import type { WorkflowExecutionDescription } from '@temporalio/client';
 import type { RagStep } from '../../core/progress/rag-step';
+import { ANSWER_NODE_LABELS } from '../../core/progress/step-messages';
 import { RagOutcome } from '../../core/schemas/run-io';
 import type { Chunk } from '../../core/schemas/retrieved-chunk';
 import {
@@ -199,8 +200,9 @@ function specStep(iconAndLabel: string, detail = '', group?: { group: string; gr
   return { icon: iconAndLabel.slice(0, space), label: iconAndLabel.slice(space + 1), detail, ...group };
 }
 
+// The spec's steps: the answer node's (ragtime's own, after the spec's graph) are tested in answer-node.test.ts.
 const stepsOf = (progress: RagStep[]) =>
-  progress.map(({ icon, label, detail, group, group_label }) => ({ icon, label, detail, ...(group ? { group } : {}), ...(group_label ? { group_label } : {}) }));
+  progress.filter((step) => !ANSWER_NODE_LABELS.has(step.label)).map(({ icon, label, detail, group, group_label }) => ({ icon, label, detail, ...(group ? { group } : {}), ...(group_label ? { group_label } : {}) }));
 
 /** spec §4.4 step 4: the three retrieval steps for n chunks of meta M0 (booleans Python-style, spec §10.6). */
 const initialRetrievalSteps = (n: number, group?: { group: string; group_label: string }) => [

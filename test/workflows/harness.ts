@@ -12,6 +12,7 @@ import {
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import { createActivities } from '../../activities';
+import { offlineWriteAnswer } from '../../activities/adapters/offline-chat-models';
 import { createAuditStore } from '../../activities/adapters/sql-audit-store';
 import type { AuditStore, ChatModels, Retriever } from '../../activities/ports';
 import type { EvidenceGrade, RewritePlan, ComplexityResult } from '../../core/schemas/model-outputs';
@@ -77,6 +78,11 @@ export type AdapterScript = {
   grades?: Record<string, Array<EvidenceGrade | unknown>>;
   rewritePlans?: Array<RewritePlan | unknown>;
   planner?: ComplexityResult | unknown;
+  /**
+   * The answer writer's replies, in order (a value, or an Error to throw). Unscripted (or spent), the writer is the
+   * offline policy's extractive answerer, whose answers always verify.
+   */
+  answers?: Array<unknown>;
   /** Delay before each model reply, to keep an activity running while a test stops the worker. */
   modelDelayMs?: number;
   /**
@@ -89,8 +95,13 @@ export type AdapterScript = {
 
 export type AdapterCalls = { planner: string[]; retrieval: string[]; grader: string[]; rewriter: string[] };
 
-export function scriptedAdapters(script: AdapterScript): { models: ChatModels; retriever: Retriever; calls: AdapterCalls } {
+/** The answer writer's calls: the question, and whether it was the repair attempt. */
+export type AnswerCall = { question: string; repair: boolean; docCount: number };
+
+export function scriptedAdapters(script: AdapterScript): { models: ChatModels; retriever: Retriever; calls: AdapterCalls; answerCalls: AnswerCall[] } {
   const calls: AdapterCalls = { planner: [], retrieval: [], grader: [], rewriter: [] };
+  const answerCalls: AnswerCall[] = [];
+  const answers = [...(script.answers ?? [])];
   const grades = Object.fromEntries(Object.entries(script.grades ?? {}).map(([question, queue]) => [question, [...queue]]));
   const rewritePlans = [...(script.rewritePlans ?? [])];
   const pause = () =>
@@ -119,6 +130,15 @@ export function scriptedAdapters(script: AdapterScript): { models: ChatModels; r
       if (next === undefined) throw new Error('rewriter called more often than scripted');
       return next;
     },
+    answerModel: 'scripted-answerer',
+    async writeAnswer(request) {
+      answerCalls.push({ question: request.question, repair: request.repair !== undefined, docCount: request.evidence.length });
+      await pause();
+      if (answers.length === 0) return offlineWriteAnswer(request);
+      const next = answers.shift();
+      if (next instanceof Error) throw next;
+      return next;
+    },
   };
   const retriever: Retriever = {
     async retrieve(query) {
@@ -126,7 +146,7 @@ export function scriptedAdapters(script: AdapterScript): { models: ChatModels; r
       return script.retrieve(query);
     },
   };
-  return { models, retriever, calls };
+  return { models, retriever, calls, answerCalls };
 }
 
 let sharedAuditStore: AuditStore | undefined;
@@ -143,11 +163,11 @@ export function defaultAuditStore(): AuditStore {
 export async function withWorker<T>(
   env: WorkflowEnv,
   script: AdapterScript,
-  fn: (rag: RagClient, calls: AdapterCalls, taskQueue: string) => Promise<T>,
+  fn: (rag: RagClient, calls: AdapterCalls, taskQueue: string, answerCalls: AnswerCall[]) => Promise<T>,
   options: { audit?: AuditStore } = {},
 ): Promise<T> {
   const taskQueue = `test-${randomUUID()}`;
-  const { models, retriever, calls } = scriptedAdapters(script);
+  const { models, retriever, calls, answerCalls } = scriptedAdapters(script);
   const worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
@@ -155,7 +175,7 @@ export async function withWorker<T>(
     dataConverter: env.dataConverter,
     activities: createActivities({ models, retriever, audit: options.audit ?? defaultAuditStore() }),
   });
-  return worker.runUntil(fn(RagClient.fromClient(env.client, taskQueue), calls, taskQueue));
+  return worker.runUntil(fn(RagClient.fromClient(env.client, taskQueue), calls, taskQueue, answerCalls));
 }
 
 /** A task queue no other test uses. */

@@ -68,6 +68,9 @@ const CLARIFY_THEN_RESUME_LABELS = [
   'HITL 针对性检索完成，找到 1 个片段',
   '正在评估证据质量...',
   '证据足够，返回检索片段',
+  // The answer node (DESIGN §3.6), on worker B.
+  '正在生成回答...',
+  '回答已生成，引用已校验',
 ];
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -148,6 +151,7 @@ describe('a worker stopped and another started on the same task queue', () => {
         ['gradeEvidence', 1, 'worker-a'],
         ['retrieve', 1, 'worker-b'],
         ['gradeEvidence', 1, 'worker-b'],
+        ['generateAnswer', 1, 'worker-b'],
       ]);
       expect(record.workflowTaskWorkers).toContain('worker-b');
     } finally {
@@ -187,10 +191,11 @@ describe('a worker stopped and another started on the same task queue', () => {
       expect(adapters.calls.retrieval).toEqual([Q]);
       expect(adapters.calls.grader).toEqual([Q, Q]);
       const record = await activityRecord(workflowId);
-      expect(record.scheduled).toEqual({ retrieve: 1, gradeEvidence: 1 });
+      expect(record.scheduled).toEqual({ retrieve: 1, gradeEvidence: 1, generateAnswer: 1 });
       expect(record.started.map(({ type, attempt, identity }) => [type, attempt, identity])).toEqual([
         ['retrieve', 1, 'worker-a'],
         ['gradeEvidence', 2, 'worker-b'],
+        ['generateAnswer', 1, 'worker-b'],
       ]);
     } finally {
       await b.stop();
@@ -219,6 +224,7 @@ describe('a worker stopped and another started on the same task queue', () => {
       expect(record.started.map(({ type, attempt, identity }) => [type, attempt, identity])).toEqual([
         ['retrieve', 1, 'worker-a'],
         ['gradeEvidence', 1, 'worker-a'],
+        ['generateAnswer', 1, 'worker-b'],
       ]);
       // The workflow went on from the drained result on worker B.
       expect(record.workflowTaskWorkers.at(-1)).toBe('worker-b');

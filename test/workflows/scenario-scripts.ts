@@ -83,6 +83,8 @@ export async function startSharedWorker(env: WorkflowEnv): Promise<SharedWorker>
     planComplexity: (question) => active().models.planComplexity(question),
     gradeEvidence: (question, context, evidence) => active().models.gradeEvidence(question, context, evidence),
     planRewrite: (question) => active().models.planRewrite(question),
+    answerModel: 'scripted-answerer',
+    writeAnswer: (request) => active().models.writeAnswer(request),
   };
   const retriever: Retriever = { retrieve: (query) => active().retriever.retrieve(query) };
   const worker = await Worker.create({

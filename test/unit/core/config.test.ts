@@ -29,6 +29,7 @@ describe('parseConfig defaults (spec §1, DESIGN.md §6)', () => {
         fastModel: undefined,
         gradeModel: undefined,
         answerModel: undefined,
+        agentModel: undefined,
       },
       database: { url: undefined, dataDir: '.data' },
       // AUDIT_INCLUDE_CONTENT: test/unit/core/audit-config.test.ts.
@@ -216,8 +217,10 @@ describe("ragtime's services (DESIGN.md §6)", () => {
       baseUrl: 'https://ark.example/v3',
       fastModel: 'f',
       gradeModel: 'g',
-      answerModel: undefined, // blank means unset, as the original's "if not model" check treats it
+      answerModel: 'g', // ANSWER_MODEL unset: the grader's model writes answers
+      agentModel: undefined, // blank means unset, as the original's "if not model" check treats it
     });
+    expect(parseConfig({ GRADE_MODEL: 'g', ANSWER_MODEL: ' a ' }).models.answerModel).toBe('a');
     expect(parseConfig({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', BASE_URL: 'x' }).models.baseUrl).toBe(
       'http://127.0.0.1:9/v1',
     );

@@ -1,0 +1,58 @@
+import { noKnowledgeText } from '../../core/answer/no-knowledge-text';
+import type { RagAnswer } from '../../core/schemas/answer';
+import type { RagOutcome } from '../../core/schemas/run-io';
+
+const oneLine = (text: string, length: number): string => {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return [...flat].length > length ? `${[...flat].slice(0, length - 1).join('')}…` : flat;
+};
+
+const VERIFICATION_NOTE = {
+  verified: 'every citation checked against its source',
+  partially_verified: 'some sentences or citations could not be checked against the sources',
+  unverified: 'the citations could not be checked against the sources',
+} as const;
+
+/** The answer and its sources: the text, then a numbered list (file, page, the quoted span), then its verification. */
+function answerLines(answer: RagAnswer): string[] {
+  const lines = [answer.text, ''];
+  if (answer.citations.length > 0) {
+    lines.push('Sources');
+    for (const citation of answer.citations) {
+      const page = citation.page_number === null ? '' : `, p.${citation.page_number}`;
+      lines.push(`  [${citation.marker}] ${citation.filename ?? '?'}${page} — "${oneLine(citation.quote, 160)}"`);
+    }
+  }
+  const { verification } = answer;
+  lines.push(`  ${verification.status}: ${VERIFICATION_NOTE[verification.status]}${answer.repair_attempted ? ' (after one repair)' : ''}`);
+  for (const sentence of verification.uncited_sentences.slice(0, 3)) lines.push(`    not backed by a source: ${oneLine(sentence, 120)}`);
+  return lines;
+}
+
+/**
+ * What a person reads first about a completed run: the answer with its sources; on no_knowledge a sentence saying
+ * so in the question's language; when the writer failed, that the evidence is what there is. Empty for runs that
+ * are waiting or failed (their own lines say what happens).
+ */
+export function renderAnswer(outcome: RagOutcome): string[] {
+  if (outcome.status !== 'completed') return [];
+  if (outcome.answer) return [...answerLines(outcome.answer), ''];
+  if (outcome.route === 'no_knowledge') return [noKnowledgeText(outcome.rag_trace?.query ?? ''), ''];
+  if (outcome.answer_null_reason === 'answer_failed' && outcome.answer_error) {
+    return [`The answer could not be written (${outcome.answer_error.type}: ${oneLine(outcome.answer_error.message, 160)}); the evidence below is what was found.`, ''];
+  }
+  return [];
+}
+
+/** The answer's record for `ragtime trace`: who wrote it, how long it took, how its citations verified. */
+export function renderAnswerRecord(outcome: RagOutcome): string[] {
+  const { answer } = outcome;
+  if (!answer) return [`answer: none (${outcome.answer_null_reason ?? '-'})${outcome.answer_error ? ` ${outcome.answer_error.type}: ${oneLine(outcome.answer_error.message, 120)}` : ''}`];
+  const invalid = answer.verification.invalid_citations.map((citation) => `[${citation.marker}] ${citation.reason}`);
+  return [
+    `answer: ${[...answer.text].length} chars, ${answer.citations.length} citation(s), ${answer.verification.status}` +
+      `${answer.repair_attempted ? ', repaired once' : ''}; ${answer.model}, ${answer.prompt_version}, ${answer.duration_ms} ms`,
+    ...(invalid.length > 0 ? [`  invalid citations: ${invalid.join(', ')}`] : []),
+    ...answer.verification.uncited_sentences.map((sentence) => `  uncited: ${oneLine(sentence, 120)}`),
+  ];
+}
