@@ -24,7 +24,12 @@ export type ActivityResult<T> = {
 export type RetrievalPurpose = 'initial' | 'rewritten' | 'sub_question' | 'hitl_targeted';
 
 export type PlanComplexityInput = { question: string };
-export type RetrieveInput = { query: string; purpose: RetrievalPurpose };
+export type RetrieveInput = {
+  query: string;
+  purpose: RetrievalPurpose;
+  /** The run's knowledge base (DESIGN §4b); absent in runs started before knowledge bases: the worker's default. */
+  kb?: string;
+};
 export type GradeEvidenceInput = {
   question: string;
   /** The evidence; the grader reads it formatted as spec §4.4.2 says (core formatDocs). */

@@ -1,5 +1,6 @@
 import type { AnswerVerification } from '../core/schemas/answer';
 import type { AuditBatch, SessionTrace } from '../core/schemas/audit';
+import type { DocumentRecord } from '../core/knowledge/knowledge-base';
 import type { Chunk } from '../core/schemas/retrieved-chunk';
 import type { RetrievalResult } from '../core/trace/writers';
 
@@ -38,9 +39,13 @@ export interface ChatModels {
   writeAnswer(request: AnswerRequest): Promise<unknown>;
 }
 
-/** spec §6.1 `retrieve_documents`: never throws for infrastructure errors; they are reported in the meta. */
+/**
+ * spec §6.1 `retrieve_documents`: never throws for infrastructure errors; they are reported in the meta. `kb` names
+ * the knowledge base (DESIGN §4b; absent: the default one); one that does not exist is UNKNOWN_KB, which is thrown:
+ * it is a wrong name, not a failing service.
+ */
 export interface Retriever {
-  retrieve(query: string): Promise<RetrievalResult>;
+  retrieve(query: string, kb?: string): Promise<RetrievalResult>;
 }
 
 /** Dense embeddings (spec §6.7): L2-normalized vectors of `dim` numbers. */
@@ -51,7 +56,10 @@ export interface Embedder {
   embedPassages(texts: string[]): Promise<number[][]>;
 }
 
-/** A chunk of the hierarchy (spec §6.11): L1 and L2 go to the parent store, L3 leaves to the vector store. */
+/**
+ * A chunk of the hierarchy (spec §6.11): L1 and L2 go to the parent store, L3 leaves to the vector store.
+ * `file_path` holds the chunk's document id (DESIGN §4b), `filename` the base name the trace shows.
+ */
 export type HierarchyChunk = {
   chunk_id: string;
   text: string;
@@ -77,9 +85,17 @@ export type LeafSearch = { limit: number; /** spec §6.1: `chunk_level == LEAF_R
 export interface LeafStore {
   /** Creates the collection when missing; an existing one with another dimension is an INVALID_CONFIG error. */
   ensureCollection(): Promise<void>;
-  insertLeaves(leaves: Array<HierarchyChunk & { dense: number[] }>): Promise<number>;
-  deleteByFilename(filename: string): Promise<void>;
-  countByFilename(filename: string): Promise<number>;
+  /** True when the collection exists (the knowledge base does); a missing one is not created. */
+  exists(): Promise<boolean>;
+  /** `source` (where the document was read from) is kept with each leaf, beside its document id. */
+  insertLeaves(leaves: Array<HierarchyChunk & { dense: number[]; source?: string }>): Promise<number>;
+  /** Deletes every leaf of a document (file_path == docId) in one call: a document is in retrieval or it is not. */
+  deleteByDocument(docId: string): Promise<void>;
+  countByDocument(docId: string): Promise<number>;
+  /** Leaves in the collection (all levels it holds), for stats. */
+  countLeaves(): Promise<number>;
+  /** Which of these document ids have leaves here (to adopt documents written before knowledge bases). */
+  documentsAmong(docIds: string[]): Promise<string[]>;
   /**
    * Makes what was inserted fast to search. Milvus keeps new rows in a growing segment (Milvus Lite: an in-memory
    * table searched without an index) until a flush seals them into an indexed one; at 10k leaves a search over
@@ -93,15 +109,49 @@ export interface LeafStore {
   close(): Promise<void>;
 }
 
-/** The parent-chunk store (spec §6.8): all L1 and L2 chunks, looked up by id for auto-merging. */
+/** The knowledge bases of a Milvus deployment: a leaf store per collection (DESIGN §4b). */
+export interface LeafCatalog {
+  /** The leaf store of knowledge base `kb` (its collection); it may not exist yet (`exists()`). */
+  leafStore(kb: string): LeafStore;
+  /** The collections that are ragtime leaf collections, by name. */
+  list(): Promise<string[]>;
+  /** Drops the collection of `kb` (nothing when it does not exist). */
+  drop(kb: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The parent-chunk store (spec §6.8) of one knowledge base: all its L1 and L2 chunks, looked up by id for
+ * auto-merging. Another knowledge base's rows are never seen.
+ */
 export interface ParentStore {
-  /** Replaces all chunks of `filename` with `chunks` in one transaction. */
-  replaceFile(filename: string, chunks: HierarchyChunk[]): Promise<void>;
-  deleteFile(filename: string): Promise<void>;
+  /** Replaces all chunks of document `docId` with `chunks` in one transaction. */
+  replaceDocument(docId: string, chunks: HierarchyChunk[]): Promise<void>;
+  deleteDocument(docId: string): Promise<void>;
   /** In the order of the requested ids; missing ids skipped (spec §6.8). DB errors propagate. */
   getByIds(ids: string[]): Promise<HierarchyChunk[]>;
-  countByFilename(filename: string): Promise<number>;
-  close(): Promise<void>;
+  countByDocument(docId: string): Promise<number>;
+}
+
+/** Documents written before knowledge bases existed, waiting for the knowledge base that holds their leaves. */
+export interface LegacyDocuments {
+  pending(): Promise<string[]>;
+  adopt(kb: string, docIds: string[]): Promise<void>;
+}
+
+/** The document registry (`ragtime docs list`, `kb stats`): one record per document of a knowledge base. */
+export interface DocumentRegistry {
+  get(kb: string, docId: string): Promise<DocumentRecord | null>;
+  /** The documents of `kb` read from `source` (an absolute path), whatever their ids. */
+  findBySource(kb: string, source: string): Promise<DocumentRecord[]>;
+  /** Inserts or replaces the record of (kb, doc_id). */
+  put(record: DocumentRecord): Promise<void>;
+  remove(kb: string, docId: string): Promise<void>;
+  list(kb: string): Promise<DocumentRecord[]>;
+  /** The knowledge bases that hold at least one document or parent row. */
+  knowledgeBases(): Promise<string[]>;
+  /** Removes every parent row and record of `kb`. */
+  dropKb(kb: string): Promise<void>;
 }
 
 /** One item of a Jina-compatible rerank reply (spec §6.6.2 step 6), as parsed from the body. */

@@ -1,13 +1,24 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { isRagError } from '../core/errors';
 import { retrievalMetaFragment } from '../core/trace/writers';
 import type { RagActivities, RetrieveInput } from './contracts';
 import type { Retriever } from './ports';
 
-/** The retrieve activity (spec §6.1): the retriever's docs and meta, and the R group as its trace fragment. */
+/**
+ * The retrieve activity (spec §6.1): the retriever's docs and meta, and the R group as its trace fragment, from the
+ * knowledge base the run names. A knowledge base that does not exist fails the run (UNKNOWN_KB, not retried);
+ * infrastructure failures never throw (they are in the meta).
+ */
 export function retrievalActivities(retriever: Retriever): Pick<RagActivities, 'retrieve'> {
   return {
-    async retrieve({ query }: RetrieveInput) {
-      const result = await retriever.retrieve(query);
-      return { data: result, traceFragment: retrievalMetaFragment(result.meta) };
+    async retrieve({ query, kb }: RetrieveInput) {
+      try {
+        const result = await retriever.retrieve(query, kb);
+        return { data: result, traceFragment: retrievalMetaFragment(result.meta) };
+      } catch (error) {
+        if (isRagError(error)) throw ApplicationFailure.create({ type: error.code, message: error.message, nonRetryable: error.terminal, cause: error });
+        throw error;
+      }
     },
   };
 }

@@ -105,7 +105,8 @@ async function run(mode: string, embedder: Embedder, docs: Doc[], dir: string, c
   const leafStore = createMilvusLeafStore({ ...connection, collection, dim: config.embeddings.dim });
   const runDir = path.join(dir, mode);
   mkdirSync(runDir, { recursive: true });
-  const parentStore = createParentStore({ sqliteFile: path.join(runDir, 'ragtime.sqlite') });
+  const parents = createParentStore({ sqliteFile: path.join(runDir, 'ragtime.sqlite') });
+  const parentStore = parents.forKb(collection);
   const client = newMilvusClient(connection);
   const watches = { embed: new Stopwatch(), insert: new Stopwatch(), leafDelete: new Stopwatch(), parents: new Stopwatch(), parentDelete: new Stopwatch() };
   const deps = {
@@ -117,7 +118,7 @@ async function run(mode: string, embedder: Embedder, docs: Doc[], dir: string, c
     // A fresh collection: dropped when a previous run left one, created before the clock starts.
     await leafStore.dropCollection().catch(() => undefined);
     await leafStore.ensureCollection();
-    await parentStore.migrate();
+    await parents.migrate();
     // Optionally, leaves of other files first (random vectors and text), to see how the collection's size weighs on
     // each file's clear and insert.
     const random = seededRandom(99);
@@ -188,7 +189,7 @@ async function run(mode: string, embedder: Embedder, docs: Doc[], dir: string, c
     };
   } finally {
     if (!keep) await leafStore.dropCollection().catch(() => undefined);
-    await Promise.allSettled([leafStore.close(), parentStore.close(), client.closeConnection()]);
+    await Promise.allSettled([leafStore.close(), parents.close(), client.closeConnection()]);
   }
 }
 

@@ -63,7 +63,7 @@ const L2_PER_FILE = 2;
 const LEAVES_PER_FILE = LEAVES_PER_L2 * L2_PER_FILE;
 const INSERT_GROUP = 1000;
 
-type Corpus = { files: Array<{ filename: string; parents: HierarchyChunk[]; leaves: Array<HierarchyChunk & { dense: number[] }> }> };
+type Corpus = { files: Array<{ filename: string; docId: string; parents: HierarchyChunk[]; leaves: Array<HierarchyChunk & { dense: number[] }> }> };
 type Query = { text: string; vector: number[]; target: string };
 
 const sizeName = (size: number) => (size % 1000 === 0 ? `${size / 1000}k` : String(size));
@@ -74,7 +74,8 @@ function* syntheticFiles(size: number, dim: number, seed: number): Generator<Cor
   const fileCount = Math.ceil(size / LEAVES_PER_FILE);
   for (let f = 0; f < fileCount; f += 1) {
     const filename = `bench_${String(f).padStart(6, '0')}.txt`;
-    const base = { filename, file_type: 'TXT', file_path: `/bench/${filename}`, page_number: 0 };
+    const docId = `/bench/${filename}`;
+    const base = { filename, file_type: 'TXT', file_path: docId, page_number: 0 };
     const fileTopic = topicWords(random);
     const l1Id = chunkId(filename, 0, 1, 0);
     const parents: HierarchyChunk[] = [];
@@ -107,7 +108,7 @@ function* syntheticFiles(size: number, dim: number, seed: number): Generator<Cor
     parents.unshift({ ...base, chunk_id: l1Id, text: l2Texts.join('\n'), parent_chunk_id: '', root_chunk_id: l1Id, chunk_level: 1, chunk_idx: 0 });
     // chunk_idx counts the file's chunks depth first, as the splitter does.
     for (const chunk of [...parents, ...leaves].sort((a, b) => a.chunk_id.localeCompare(b.chunk_id))) chunk.chunk_idx = idx++;
-    yield { filename, parents, leaves };
+    yield { filename, docId, parents, leaves };
   }
 }
 
@@ -145,14 +146,15 @@ async function measureSize(size: number, options: { queries: number; ingestedQue
   const dim = config.embeddings.dim;
   const connection = { address: config.milvus.address, token: config.milvus.token, timeoutSeconds: Math.max(config.milvus.timeoutSeconds, 120) };
   const leafStore = createMilvusLeafStore({ ...connection, collection, dim });
-  const parentStore = createParentStore({ sqliteFile: path.join(dir, `${collection}.sqlite`) });
+  const parents = createParentStore({ sqliteFile: path.join(dir, `${collection}.sqlite`) });
+  const parentStore = parents.forKb(collection);
   const client = newMilvusClient(connection);
   const milvusPid = milvusLitePid(config.milvus.address);
   const rssBefore = rssMiB(milvusPid);
   try {
     await leafStore.dropCollection().catch(() => undefined);
     await leafStore.ensureCollection();
-    await parentStore.migrate();
+    await parents.migrate();
 
     // Build: leaves in groups of 1000 (the store inserts them 50 per request), parents file by file.
     const report = progressReporter(`build ${collection}`, size, 10_000);
@@ -177,7 +179,7 @@ async function measureSize(size: number, options: { queries: number; ingestedQue
     };
     for (const file of syntheticFiles(size, dim, size)) {
       const started = performance.now();
-      await parentStore.replaceFile(file.filename, file.parents);
+      await parentStore.replaceDocument(file.docId, file.parents);
       parentsMs += performance.now() - started;
       for (const leaf of file.leaves) {
         pending.push(leaf);
@@ -311,7 +313,7 @@ async function measureSize(size: number, options: { queries: number; ingestedQue
     };
   } finally {
     if (!options.keep) await leafStore.dropCollection().catch(() => undefined);
-    await Promise.allSettled([leafStore.close(), parentStore.close(), client.closeConnection()]);
+    await Promise.allSettled([leafStore.close(), parents.close(), client.closeConnection()]);
   }
 }
 

@@ -16,7 +16,21 @@ const host: CliHost = {
   runWorker: (config, options) => (require('../workers/run-worker') as typeof RunWorker).runWorker(config, options),
   openRetriever(config) {
     const adapters = (require('../workers/build-adapters') as typeof BuildAdapters).buildAdapters(config);
-    return { retrieve: (query) => adapters.retriever.retrieve(query), close: () => adapters.close() };
+    return { retrieve: (query, kb) => adapters.retriever.retrieve(query, kb), close: () => adapters.close() };
+  },
+  openKnowledge(config) {
+    const adapters = (require('../workers/build-adapters') as typeof BuildAdapters).buildAdapters(config);
+    const { knowledge } = adapters;
+    return {
+      list: () => knowledge.list(),
+      create: (kb) => knowledge.create(kb),
+      drop: (kb) => knowledge.drop(kb),
+      stats: (kb) => knowledge.stats(kb),
+      documents: { list: (kb) => knowledge.documents.list(kb) },
+      open: (kb) => knowledge.open(kb),
+      removeDocument: (kb, docId) => knowledge.removeDocument(kb, docId),
+      close: () => adapters.close(),
+    };
   },
   serveApi: (config, rag, options) => (require('../server/serve-api') as typeof ServeApi).serveApi(config, rag, options),
   serveCodec: (keyring, settings, options) =>

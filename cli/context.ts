@@ -1,6 +1,8 @@
 import { RagClient } from '../client/rag-client';
 import { assertWorkerPolling } from '../client/worker-check';
 import type { RagConfig } from '../core/config';
+import { RagError, describeZodError } from '../core/errors';
+import { KbName } from '../core/knowledge/knowledge-base';
 import { loadConfig } from '../runtime/load-config';
 import { telemetryClientInterceptors } from '../runtime/telemetry/client-interceptors';
 import { setupTelemetry, type Telemetry } from '../runtime/telemetry/setup-telemetry';
@@ -14,11 +16,25 @@ export type CliContext = {
   client(): Promise<RagClient>;
   /** The client, once a worker is known to poll the task queue (commands that start or advance a run). */
   clientWithWorker(): Promise<RagClient>;
+  /** The knowledge base of a command run here: its --kb (checked as a name), else the configured default (RAGTIME_KB). */
+  kbOf(flag: string | undefined): string;
+  /**
+   * The knowledge base a run or ingestion names: its --kb, else RAGTIME_KB / MILVUS_COLLECTION when this shell sets
+   * one, else none, and the worker's default applies (so `ask` reads what the worker serves, as `make demo` leaves it).
+   */
+  runKbOf(flag: string | undefined): string | undefined;
   close(): Promise<void>;
 };
 
 // The SDK's default is 10 s; an unreachable local server should be reported sooner than that.
 const CONNECT_TIMEOUT = '5s';
+
+function checkedKb(flag: string | undefined): string | undefined {
+  if (flag === undefined) return undefined;
+  const parsed = KbName.safeParse(flag);
+  if (!parsed.success) throw new RagError('INVALID_INPUT', describeZodError(`invalid --kb ${JSON.stringify(flag)}`, parsed.error));
+  return parsed.data;
+}
 
 export function createCliContext(env: NodeJS.ProcessEnv, host: CliHost): CliContext {
   // Read on first use, so that a configuration error is reported by the command that needs the configuration and
@@ -42,6 +58,8 @@ export function createCliContext(env: NodeJS.ProcessEnv, host: CliHost): CliCont
       return configOf();
     },
     host,
+    kbOf: (flag) => checkedKb(flag) ?? configOf().milvus.collection,
+    runKbOf: (flag) => checkedKb(flag) ?? (env.RAGTIME_KB?.trim() || env.MILVUS_COLLECTION?.trim() ? configOf().milvus.collection : undefined),
     uiBaseUrl: (env.TEMPORAL_UI_URL ?? `http://127.0.0.1:${env.TEMPORAL_UI_PORT ?? '8233'}`).replace(/\/+$/, ''),
     client,
     async clientWithWorker() {

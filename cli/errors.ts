@@ -1,7 +1,16 @@
 import { isRagError, type RagErrorCode } from '../core/errors';
 import { EXIT } from './exit-codes';
 
-const USAGE_CODES: ReadonlySet<RagErrorCode> = new Set<RagErrorCode>(['INVALID_INPUT', 'INVALID_CONFIG', 'INVALID_RESUME_STATE', 'UNKNOWN_RUN', 'NOT_AWAITING_INPUT']);
+const USAGE_CODES: ReadonlySet<RagErrorCode> = new Set<RagErrorCode>([
+  'INVALID_INPUT',
+  'INVALID_CONFIG',
+  'INVALID_RESUME_STATE',
+  'UNKNOWN_RUN',
+  'NOT_AWAITING_INPUT',
+  'UNKNOWN_KB',
+  'UNKNOWN_DOCUMENT',
+  'DOCUMENT_EXISTS',
+]);
 
 /** Prints one clear line (the stack only with --verbose) and returns the exit code. */
 export function reportError(error: unknown, verbose: boolean): number {

@@ -3,6 +3,7 @@ import { registerAsk } from './commands/ask';
 import { registerCodecCommands } from './commands/codec';
 import { registerIngest } from './commands/ingest';
 import { registerKnowledgeCommands } from './commands/knowledge';
+import { registerKnowledgeBaseCommands } from './commands/knowledge-bases';
 import { registerRunCommands } from './commands/runs';
 import { registerServe } from './commands/serve';
 import { registerServices } from './commands/services';
@@ -35,6 +36,7 @@ export async function main(argv: string[], host: CliHost): Promise<number> {
     registerAsk(program, context, setExit);
     registerRunCommands(program, context, setExit);
     registerKnowledgeCommands(program, context, setExit);
+    registerKnowledgeBaseCommands(program, context);
     registerIngest(program, context, setExit);
     registerCodecCommands(program, context, setExit);
     registerServe(program, context, setExit);

@@ -23,7 +23,7 @@ import {
   traceQuery,
 } from '../workflows/messages';
 import type { ragWorkflow } from '../workflows/rag-workflow';
-import { RAG_SESSION_ID, RAG_STATUS } from '../workflows/search-attributes';
+import { RAG_KB, RAG_SESSION_ID, RAG_STATUS } from '../workflows/search-attributes';
 import { ragtimeDataConverter } from './codec/data-converter';
 import { explainWorkflowTaskFailure, toRagError } from './errors';
 
@@ -50,6 +50,8 @@ export type AskOptions = {
   hitl?: Partial<HitlSettings>;
   /** Continue from a snapshot another run left (spec §4.11), with the person's answer. */
   resumeFrom?: { snapshot: unknown; answer: string };
+  /** The knowledge base to read (DESIGN §4b); default: the worker's (RAGTIME_KB). Shown in the memo and as RagKb. */
+  kb?: string;
 };
 
 const SUMMARY_LENGTH = 120;
@@ -134,7 +136,7 @@ export class RagClient {
   }
 
   private prepareStart(question: string | undefined, options: AskOptions) {
-    const parsed = RagWorkflowInput.safeParse({ question, sessionId: options.sessionId, hitl: options.hitl, resumeFrom: options.resumeFrom });
+    const parsed = RagWorkflowInput.safeParse({ question, sessionId: options.sessionId, hitl: options.hitl, resumeFrom: options.resumeFrom, kb: options.kb });
     if (!parsed.success) throw new RagError('INVALID_INPUT', describeZodError('invalid question', parsed.error));
     const input = parsed.data;
     const workflowId = options.workflowId ?? newRagWorkflowId(input.sessionId);
@@ -151,8 +153,9 @@ export class RagClient {
       typedSearchAttributes: [
         { key: RAG_SESSION_ID, value: input.sessionId },
         { key: RAG_STATUS, value: 'running' },
+        ...(input.kb === undefined ? [] : [{ key: RAG_KB, value: input.kb }]),
       ],
-      memo: { sessionId: input.sessionId, question: shorten(summary) },
+      memo: { sessionId: input.sessionId, question: shorten(summary), ...(input.kb === undefined ? {} : { kb: input.kb }) },
     };
     return { workflowId, sessionId: input.sessionId, startOptions };
   }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { KbName } from './knowledge/knowledge-base';
 import { describeZodError, RagError } from './errors';
 import { pythonFloat, pythonInt, pythonStrip } from './python-text';
 import { ApiToken, parseApiTokenList, parseApiTokensFile } from './schemas/api-tokens';
@@ -26,6 +27,10 @@ export const RagConfig = z.object({
   autoMerge: z.object({ enabled: z.boolean(), threshold: z.number().int() }),
   rerank: RerankSettings,
   temporal: z.object({ address: text, namespace: text, taskQueue: text }),
+  /**
+   * `collection` is the default knowledge base (DESIGN §4b): RAGTIME_KB, else the spec's MILVUS_COLLECTION; runs and
+   * ingestions may name others.
+   */
   milvus: z.object({ address: text, token: text.optional(), collection: text, timeoutSeconds: z.number().positive() }),
   embeddings: z.object({ baseUrl: text, model: text, dim: z.number().int().min(1) }),
   /**
@@ -141,6 +146,15 @@ function readEnv(env: Env, report: (message: string) => void) {
   return { found, verbatim, lenient, strict, url, text };
 }
 
+/** RAGTIME_KB (or MILVUS_COLLECTION): a knowledge base name, i.e. a Milvus collection name. */
+function defaultKb(source: Found | undefined, report: (message: string) => void): string {
+  if (source === undefined) return ENV_DEFAULTS.MILVUS_COLLECTION;
+  const parsed = KbName.safeParse(source.value);
+  if (parsed.success) return parsed.data;
+  report(`${source.name}=${quote(source.value)} is not a knowledge base name: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+  return ENV_DEFAULTS.MILVUS_COLLECTION;
+}
+
 type ModelSettings = { apiKey?: string; fastModel?: string; gradeModel?: string };
 
 /** Adds MODEL_PROVIDER to the model settings; `openai` needs the key and both RAG models (no half-configured worker). */
@@ -252,7 +266,7 @@ const configFromEnv = (files: ConfigFiles | undefined) => z
           read.text('MILVUS_ADDRESS') ??
           `${read.text('MILVUS_HOST') ?? D.MILVUS_HOST}:${read.strict(read.found('MILVUS_PORT'), D.MILVUS_PORT, PORT)}`,
         token: read.text('MILVUS_TOKEN'),
-        collection: read.text('MILVUS_COLLECTION') ?? D.MILVUS_COLLECTION,
+        collection: defaultKb(read.found('RAGTIME_KB', 'MILVUS_COLLECTION'), report),
         timeoutSeconds: read.strict(read.verbatim('MILVUS_TIMEOUT'), D.MILVUS_TIMEOUT, POSITIVE_SECONDS, pythonFloat),
       },
       embeddings: {

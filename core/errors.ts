@@ -26,6 +26,11 @@ export const RagErrorCode = z.enum([
   // authentication (tampered, truncated, or sealed with another key under the same id).
   'CODEC_KEY_UNKNOWN',
   'PAYLOAD_DECRYPT_FAILED',
+  // Knowledge bases and documents (DESIGN §4b): a knowledge base or a document that does not exist, and a document
+  // id already held by another file (replaced only when asked to).
+  'UNKNOWN_KB',
+  'UNKNOWN_DOCUMENT',
+  'DOCUMENT_EXISTS',
 ]);
 export type RagErrorCode = z.infer<typeof RagErrorCode>;
 
@@ -45,6 +50,9 @@ const TERMINAL_CODES: ReadonlySet<RagErrorCode> = new Set<RagErrorCode>([
   'EMPTY_DOCUMENT',
   'CODEC_KEY_UNKNOWN',
   'PAYLOAD_DECRYPT_FAILED',
+  'UNKNOWN_KB',
+  'UNKNOWN_DOCUMENT',
+  'DOCUMENT_EXISTS',
 ]);
 
 export class RagError extends Error {

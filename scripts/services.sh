@@ -48,7 +48,7 @@ PG_DATA="$RAGTIME_DATA_DIR/postgres"
 PG_DATABASE=ragtime_test
 # Debian installs the server binaries here, not on PATH; the newest major version wins.
 PG_BIN="${PG_BIN:-$(find /usr/lib/postgresql -mindepth 2 -maxdepth 2 -name bin 2>/dev/null | sort -V | tail -n1)}"
-SEARCH_ATTRIBUTES=(RagSessionId=Keyword RagStatus=Keyword RagRoute=Keyword RagComplexity=Keyword RagHitlRounds=Int)
+SEARCH_ATTRIBUTES=(RagSessionId=Keyword RagStatus=Keyword RagRoute=Keyword RagComplexity=Keyword RagHitlRounds=Int RagKb=Keyword)
 # Dev-server tuning (docs/PERFORMANCE.md "What limits it"): the history service reads its transfer queue, which
 # hands every new workflow task to matching, at most 20 times a second by default; each workflow task of a run then
 # waits 20-40 ms before a worker gets it. 1000 takes that wait to ~2 ms.
@@ -93,16 +93,16 @@ url_of() {
   esac
 }
 
-# What the running worker said at start-up (task queue, collection, models), from the log since its last start.
+# What the running worker said at start-up (task queue, default knowledge base, models), from the log since its last start.
 worker_summary() {
   awk -v queue_default="\"${TEMPORAL_TASK_QUEUE:-ragtime}\"" '
     /^==== / { queue = ""; collection = ""; models = "" }
     /^ragtime worker: task queue/ { match($0, /"[^"]*"/); queue = substr($0, RSTART, RLENGTH) }
-    /^  milvus: / { sub(/.*collection /, ""); collection = $0 }
+    /^  milvus: / { sub(/.*default knowledge base /, ""); sub(/ .*/, ""); collection = $0 }
     /^  models: / { sub(/^  models: +/, ""); models = $0 }
     END {
       if (queue == "") printf "task queue %s (not polling yet)", queue_default
-      else printf "task queue %s, collection %s, models %s", queue, collection, models
+      else printf "task queue %s, default knowledge base %s, models %s", queue, collection, models
     }' "$(logfile worker)" 2>/dev/null || true
 }
 
@@ -231,6 +231,7 @@ prepare_postgres() {
 
 # Creates the test database once the server answers (idempotent).
 after_up() {
+  [[ "$1" == temporal ]] && { register_search_attributes; return; }
   [[ "$1" == postgres ]] || return 0
   local psql=("$PG_BIN/psql" -h 127.0.0.1 -p "$POSTGRES_PORT" -U postgres -d postgres -v ON_ERROR_STOP=1 -qtA)
   if [[ "$("${psql[@]}" -c "SELECT 1 FROM pg_database WHERE datname = '$PG_DATABASE'" 2>>"$(logfile postgres)")" == 1 ]]; then
@@ -240,6 +241,27 @@ after_up() {
     fail_line postgres "started, but creating the database $PG_DATABASE failed"
     return 1
   fi
+}
+
+# The dev server registers --search-attribute only in a new database: one kept from an earlier ragtime (before
+# RagKb, say) gets the attributes it lacks here, once.
+register_search_attributes() {
+  local have a name type
+  have="$(timeout 15 "$BIN/temporal" operator search-attribute list --address "127.0.0.1:$TEMPORAL_PORT" --command-timeout 10s 2>>"$(logfile temporal)")" || {
+    fail_line temporal "started, but listing its search attributes failed"
+    return 1
+  }
+  for a in "${SEARCH_ATTRIBUTES[@]}"; do
+    name="${a%%=*}"
+    type="${a#*=}"
+    if ! grep -qE "^ *$name +" <<<"$have"; then
+      timeout 15 "$BIN/temporal" operator search-attribute create --name "$name" --type "$type" \
+        --address "127.0.0.1:$TEMPORAL_PORT" --command-timeout 10s >>"$(logfile temporal)" 2>&1 || {
+        fail_line temporal "started, but registering the search attribute $name failed"
+        return 1
+      }
+    fi
+  done
 }
 
 # pid of our running service, or nothing.

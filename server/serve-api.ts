@@ -1,15 +1,20 @@
 import { createAuditStore } from '../activities/adapters/sql-audit-store';
 import { createSessionOwnerStore } from '../activities/adapters/sql-session-owners';
+import { openKnowledgeStores } from '../activities/knowledge/open-knowledge';
 import { AesGcmCodec } from '../client/codec/aes-gcm-codec';
 import type { RagClient } from '../client/rag-client';
 import { assertWorkerPolling } from '../client/worker-check';
 import { describeKeyring } from '../core/codec-keys';
 import type { RagConfig } from '../core/config';
-import { auditSqliteFileOf } from '../runtime/data-files';
+import { auditSqliteFileOf, sqliteFileOf } from '../runtime/data-files';
 import { createCodecHandler } from './codec/codec-handler';
 import { createHttpServer } from './http/create-http-server';
 import { createTenantDirectory } from './http/tenant-directory';
 import { createTokenVerifier } from './http/token-auth';
+
+const noEmbedding = async (): Promise<number[][]> => {
+  throw new Error('the HTTP API does not embed; ingestion runs on the workers');
+};
 
 export type ServeApiOptions = { host: string; port: number; logLevel: 'info' | 'warn' };
 
@@ -30,13 +35,18 @@ export async function serveApi(config: RagConfig, rag: RagClient, options: Serve
   const location = { databaseUrl: config.database.url, sqliteFile: auditSqliteFileOf(config) };
   const auditStore = createAuditStore({ ...location, includeContent: config.audit.includeContent });
   const owners = createSessionOwnerStore(location);
+  // The document endpoints read and remove; they never embed (ingestion runs on the workers).
+  const { knowledge } = openKnowledgeStores(config, {
+    sqliteFile: sqliteFileOf(config),
+    embedder: { model: config.embeddings.model, dim: config.embeddings.dim, embedQueries: noEmbedding, embedPassages: noEmbedding },
+  });
   const closeStores = async () => {
-    await Promise.allSettled([auditStore.close(), owners.close()]);
+    await Promise.allSettled([auditStore.close(), owners.close(), knowledge.close()]);
   };
   try {
     // Migrate now, so an unreachable database is reported at start (naming the store), not at the first request.
     await Promise.all([auditStore.migrate(), owners.migrate()]);
-    const tenants = createTenantDirectory({ tokens: config.api.tokens, owners });
+    const tenants = createTenantDirectory({ tokens: config.api.tokens, owners, defaultKb: config.milvus.collection });
     const codecTokens = createTokenVerifier(config.codecServer.tokens.map((sha256) => ({ tenant: 'codec', sha256 })));
     const codecHandler =
       config.codec === null
@@ -48,6 +58,7 @@ export async function serveApi(config: RagConfig, rag: RagClient, options: Serve
           });
     const app = createHttpServer({
       rag,
+      knowledge,
       auditStore,
       tenants,
       limits: { bodyLimitBytes: config.api.bodyLimitBytes },

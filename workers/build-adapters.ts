@@ -1,21 +1,25 @@
 import { performance } from 'node:perf_hooks';
 import type { RagConfig } from '../core/config';
 import { createJinaRerankTransport } from '../activities/adapters/jina-rerank-transport';
-import { createMilvusLeafStore } from '../activities/adapters/milvus-leaf-store';
 import { createOfflineChatModels } from '../activities/adapters/offline-chat-models';
 import { createOpenAiEmbedder } from '../activities/adapters/openai-embedder';
 import { selectChatModels, type ChatModelsChoice } from '../activities/adapters/select-chat-models';
 import { createAuditStore } from '../activities/adapters/sql-audit-store';
-import { createParentStore } from '../activities/adapters/sql-parent-store';
+import { createKbRetriever } from '../activities/knowledge/kb-retriever';
+import type { KnowledgeStores } from '../activities/knowledge/knowledge-stores';
+import { openKnowledgeStores } from '../activities/knowledge/open-knowledge';
 import type { AuditStore, Embedder, LeafStore, ParentStore, Retriever } from '../activities/ports';
-import { createRetriever } from '../activities/retrieval/retrieve-documents';
 import { auditSqliteFileOf, sqliteFileOf } from '../runtime/data-files';
 
 export type Adapters = {
   chat: ChatModelsChoice;
   embedder: Embedder;
+  /** Every knowledge base of the configured Milvus and SQL store (DESIGN §4b). */
+  knowledge: KnowledgeStores;
+  /** The default knowledge base's leaf store and parent rows (RAGTIME_KB), for start-up and tests. */
   leafStore: LeafStore;
   parentStore: ParentStore;
+  /** Retrieval from the knowledge base a call names (default: RAGTIME_KB). */
   retriever: Retriever;
   /** Where the parent store lives, for start-up lines (no credentials). */
   parentStoreLocation: string;
@@ -29,32 +33,20 @@ export type Adapters = {
 /** Builds every adapter from the configuration: the one place that decides what talks to what. */
 export function buildAdapters(config: RagConfig): Adapters {
   const embedder = createOpenAiEmbedder({ baseUrl: config.embeddings.baseUrl, model: config.embeddings.model, dim: config.embeddings.dim });
-  const leafStore = createMilvusLeafStore({
-    address: config.milvus.address,
-    token: config.milvus.token,
-    timeoutSeconds: config.milvus.timeoutSeconds,
-    collection: config.milvus.collection,
-    dim: config.embeddings.dim,
-  });
-  const parentStore = createParentStore({ databaseUrl: config.database.url, sqliteFile: sqliteFileOf(config) });
+  const defaultKb = config.milvus.collection;
+  const { knowledge, parents } = openKnowledgeStores(config, { sqliteFile: sqliteFileOf(config), embedder });
   const audit = createAuditStore({
     databaseUrl: config.database.url,
     sqliteFile: auditSqliteFileOf(config),
     includeContent: config.audit.includeContent,
   });
-  const retriever = createRetriever({
-    embedder,
-    leafStore,
-    parentStore,
-    rerank: createJinaRerankTransport(),
-    config,
-    now: () => performance.now(),
-  });
+  const retriever = createKbRetriever(knowledge, { rerank: createJinaRerankTransport(), config, now: () => performance.now() });
   return {
     chat: selectChatModels(config, { offline: createOfflineChatModels }),
     embedder,
-    leafStore,
-    parentStore,
+    knowledge,
+    leafStore: knowledge.leafStoreOf(defaultKb),
+    parentStore: parents.forKb(defaultKb),
     retriever,
     parentStoreLocation: config.database.url ? 'PostgreSQL (DATABASE_URL)' : sqliteFileOf(config),
     audit,
@@ -62,7 +54,7 @@ export function buildAdapters(config: RagConfig): Adapters {
       `${config.database.url ? 'PostgreSQL (DATABASE_URL)' : auditSqliteFileOf(config)}, ` +
       `content ${config.audit.includeContent ? 'kept (AUDIT_INCLUDE_CONTENT=true)' : 'not kept'}`,
     async close() {
-      await Promise.allSettled([leafStore.close(), parentStore.close(), audit.close()]);
+      await Promise.allSettled([knowledge.close(), audit.close()]);
     },
   };
 }

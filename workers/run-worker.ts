@@ -24,7 +24,8 @@ export async function runWorker(config: RagConfig, options: WorkerOptions = {}):
   const telemetry = setupTelemetry(config.telemetry, { role: 'worker' });
   const adapters = buildAdapters(config);
   try {
-    await adapters.leafStore.ensureCollection();
+    // The default knowledge base exists from the first start, as the one collection did.
+    await adapters.knowledge.open(undefined, { create: true });
     const connection = await NativeConnection.connect({ address: config.temporal.address });
     try {
       const worker = await Worker.create({
@@ -37,7 +38,7 @@ export async function runWorker(config: RagConfig, options: WorkerOptions = {}):
         activities: createActivities({
           models: adapters.chat.models,
           retriever: adapters.retriever,
-          ingest: { leafStore: adapters.leafStore, parentStore: adapters.parentStore, embedder: adapters.embedder },
+          ingest: { knowledge: adapters.knowledge },
           audit: adapters.audit,
         }),
         // OpenTelemetry: interceptors and the workflow-span sink, or nothing when RAGTIME_OTEL_EXPORTER=none.
@@ -47,7 +48,7 @@ export async function runWorker(config: RagConfig, options: WorkerOptions = {}):
         `ragtime worker: task queue "${config.temporal.taskQueue}" on ${config.temporal.address} (namespace ${config.temporal.namespace})\n` +
           `  models:      ${adapters.chat.provider} — ${adapters.chat.models.describe}\n` +
           `  embeddings:  ${config.embeddings.model} (${config.embeddings.dim}-d) at ${config.embeddings.baseUrl}\n` +
-          `  milvus:      ${config.milvus.address}, collection ${config.milvus.collection}\n` +
+          `  milvus:      ${config.milvus.address}, default knowledge base ${config.milvus.collection} (RAGTIME_KB; runs may name others)\n` +
           `  parents:     ${adapters.parentStoreLocation}\n` +
           `  audit:       ${adapters.auditLocation}\n` +
           `  rerank:      ${config.rerank.enabled ? `${config.rerank.model} at ${config.rerank.endpoint}` : 'off'}\n` +

@@ -6,7 +6,17 @@ import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow
  */
 
 /** Errors no retry can fix. Model activities also decide per attempt (schema-invalid output: at most 2 retries). */
-const TERMINAL_ERRORS = ['INVALID_INPUT', 'INVALID_CONFIG', 'MODEL_NOT_CONFIGURED', 'MODEL_OUTPUT_INVALID', 'PLANNER_NO_SUB_QUESTIONS', 'REWRITE_INCOMPLETE'];
+const TERMINAL_ERRORS = [
+  'INVALID_INPUT',
+  'INVALID_CONFIG',
+  'MODEL_NOT_CONFIGURED',
+  'MODEL_OUTPUT_INVALID',
+  'PLANNER_NO_SUB_QUESTIONS',
+  'REWRITE_INCOMPLETE',
+  'UNKNOWN_KB',
+  'UNKNOWN_DOCUMENT',
+  'DOCUMENT_EXISTS',
+];
 
 /** Planner, grader, rewriter (spec §4.2, §4.5, §4.7): one model call each; a slow model gets 60 s. */
 export const MODEL_CALL: ActivityOptions = {

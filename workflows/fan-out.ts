@@ -19,7 +19,7 @@ export async function fanOutAndSynthesize(run: RagRun, progressOrigin: number): 
     run.subQuestions.map((question, i) =>
       executeChild(subQuestionWorkflow, {
         workflowId: subQuestionWorkflowId(parentId, i + 1),
-        args: [{ question, index: i + 1, progressOrigin }],
+        args: [{ question, index: i + 1, progressOrigin, ...(run.kb === null ? {} : { kb: run.kb }) }],
         staticSummary: shorten(`子问题 ${i + 1}: ${question}`),
       }),
     ),

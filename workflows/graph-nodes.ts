@@ -20,6 +20,9 @@ import { noteModels } from './publish-state';
  */
 
 const models = proxyActivities<RagActivities>(MODEL_CALL);
+
+/** The run's knowledge base for an activity input; nothing for runs that name none (the worker's default). */
+export const kbOf = (run: RagRun): { kb?: string } => (run.kb === null ? {} : { kb: run.kb });
 const retrieval = proxyActivities<RagActivities>(RETRIEVAL);
 
 /** `classify_complexity` (spec §4.2): the fast path in workflow code, else the planner model. */
@@ -49,7 +52,7 @@ export async function retrieveInitial(run: RagRun, group: StepGroup = null): Pro
   run.audit.beginInvocation(group ? 'sub_question' : 'initial', run.question, Date.now());
   const result = await retrieval.retrieve.executeWithOptions(
     { ...RETRIEVAL, summary: group ? `retrieve (${group.group})` : 'retrieve_initial' },
-    [{ query: run.question, purpose: group ? 'sub_question' : 'initial' }],
+    [{ query: run.question, purpose: group ? 'sub_question' : 'initial', ...kbOf(run) }],
   );
   run.audit.retrieved(result.data);
   run.docs = result.data.docs;
@@ -132,7 +135,7 @@ export async function rewriteAndRetrieve(run: RagRun): Promise<boolean> {
   run.step(steps.rewrittenRetrievalStarted(rewrite.rewrite_method), Date.now());
   run.audit.beginInvocation('rewritten', rewrite.rewritten_query, Date.now());
   const result = await retrieval.retrieve.executeWithOptions({ ...RETRIEVAL, summary: 'retrieve_rewritten' }, [
-    { query: rewrite.rewritten_query, purpose: 'rewritten' },
+    { query: rewrite.rewritten_query, purpose: 'rewritten', ...kbOf(run) },
   ]);
   run.audit.retrieved(result.data);
   run.docs = result.data.docs;

@@ -11,6 +11,11 @@ const ingest = proxyActivities<IngestActivities>(INGEST_FILE);
 
 /** Patch id of the flush after a batch (batches recorded before it end with the last file). */
 export const FLUSH_PATCH = 'ragtime-20261130-ingest-flush';
+/**
+ * Patch id of document ids (DESIGN §4b): a batch's files are told apart by id, not by base name (batches recorded
+ * before it failed a second file of the same name without scheduling it).
+ */
+export const DOCUMENT_IDS_PATCH = 'ragtime-20261201-document-ids';
 
 /**
  * Ingests a batch of files (spec §6.11), one ingestFile activity per file, a few at a time. A file that fails is
@@ -23,7 +28,9 @@ export async function ingestWorkflow(rawInput: IngestWorkflowInput): Promise<Ing
     throw ApplicationFailure.create({ type: 'INVALID_INPUT', message: describeZodError('invalid ingestWorkflow input', parsed.error), nonRetryable: true });
   }
   const input = parsed.data;
-  const batch = new IngestBatch(input.files, Date.now(), input.batchLabel);
+  const ids = patched(DOCUMENT_IDS_PATCH) ? (input.ids ?? input.files) : null;
+  const batch = new IngestBatch(input.files, Date.now(), input.batchLabel, ids, input.kb);
+  const target = { ...(input.kb === undefined ? {} : { kb: input.kb }), ...(input.replace ? { replace: true } : {}) };
 
   // Message handlers
   setHandler(ingestProgressQuery, () => batch.progress());
@@ -32,7 +39,8 @@ export async function ingestWorkflow(rawInput: IngestWorkflowInput): Promise<Ing
   const lane = async (): Promise<void> => {
     for (let task = batch.take(Date.now()); task !== null; task = batch.take(Date.now())) {
       try {
-        const data = await ingest.ingestFile.executeWithOptions({ ...INGEST_FILE, summary: task.filename }, [{ file: task.file, filename: task.filename }]);
+        const file = { file: task.file, filename: task.filename, ...(task.docId === null ? {} : { docId: task.docId }), ...target };
+        const data = await ingest.ingestFile.executeWithOptions({ ...INGEST_FILE, summary: task.docId ?? task.filename }, [file]);
         batch.succeed(task.index, data, Date.now());
       } catch (error) {
         if (isCancellation(error)) throw error; // the batch was cancelled: stop, do not fail the remaining files
@@ -45,7 +53,7 @@ export async function ingestWorkflow(rawInput: IngestWorkflowInput): Promise<Ing
   if (batch.insertedLeaves() && patched(FLUSH_PATCH)) {
     batch.startFlush(Date.now());
     try {
-      await ingest.flushLeaves.executeWithOptions({ ...FLUSH_LEAVES, summary: 'flush_leaves' }, []);
+      await ingest.flushLeaves.executeWithOptions({ ...FLUSH_LEAVES, summary: 'flush_leaves' }, [input.kb === undefined ? {} : { kb: input.kb }]);
       batch.finishFlush(Date.now());
     } catch (error) {
       if (isCancellation(error)) throw error;

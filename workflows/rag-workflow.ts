@@ -42,6 +42,7 @@ export async function ragWorkflow(rawInput: RagWorkflowInput): Promise<RagOutcom
   const ids = { workflowId: info.workflowId, runId: info.runId, sessionId: input.sessionId };
   const startedAt = Date.now();
   const run = new RagRun(startedAt);
+  run.kb = input.kb ?? null;
   const recorder = new AuditRecorder(run.audit, ids, auditMode());
   run.audit.runStarted(startedAt, {
     resumed: input.resumeFrom !== undefined,

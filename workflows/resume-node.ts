@@ -6,7 +6,7 @@ import * as steps from '../core/progress/step-messages';
 import type { HitlResumeState } from '../core/schemas/hitl-resume-state';
 import { resumeStartFragment, targetedRetrievalFragment } from '../core/trace/writers';
 import { RETRIEVAL } from './activity-options';
-import { gradeDocuments } from './graph-nodes';
+import { gradeDocuments, kbOf } from './graph-nodes';
 
 const retrieval = proxyActivities<RagActivities>(RETRIEVAL);
 
@@ -30,7 +30,7 @@ export async function resumeWithAnswer(run: RagRun, snapshot: HitlResumeState, r
   run.step(steps.targetedRetrievalStarted(), Date.now());
   run.audit.beginInvocation('hitl_targeted', refined, Date.now());
   const result = await retrieval.retrieve.executeWithOptions({ ...RETRIEVAL, summary: 'hitl_targeted_retrieval' }, [
-    { query: refined, purpose: 'hitl_targeted' },
+    { query: refined, purpose: 'hitl_targeted', ...kbOf(run) },
   ]);
   run.audit.retrieved(result.data);
   run.docs = result.data.docs;

@@ -9,3 +9,5 @@ export const RAG_STATUS = defineSearchAttributeKey('RagStatus', SearchAttributeT
 export const RAG_ROUTE = defineSearchAttributeKey('RagRoute', SearchAttributeType.KEYWORD);
 export const RAG_COMPLEXITY = defineSearchAttributeKey('RagComplexity', SearchAttributeType.KEYWORD);
 export const RAG_HITL_ROUNDS = defineSearchAttributeKey('RagHitlRounds', SearchAttributeType.INT);
+/** The knowledge base a run reads (DESIGN §4b), set when it starts; absent for runs that name none. */
+export const RAG_KB = defineSearchAttributeKey('RagKb', SearchAttributeType.KEYWORD);

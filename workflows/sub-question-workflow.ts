@@ -11,6 +11,8 @@ export type SubQuestionInput = {
   index: number;
   /** The parent run's start (workflow time), so the steps' elapsed_ms count from the request (spec §4.13). */
   progressOrigin?: number;
+  /** The parent run's knowledge base (absent: the worker's default). */
+  kb?: string;
 };
 export type SubQuestionOutput = {
   subResult: SubResult;
@@ -29,6 +31,7 @@ export type SubQuestionOutput = {
 export async function subQuestionWorkflow(input: SubQuestionInput): Promise<SubQuestionOutput> {
   const run = new RagRun(input.progressOrigin ?? Date.now());
   run.question = input.question;
+  run.kb = input.kb ?? null;
   run.audit.forSubQuestion(input.index);
   // Message handlers
   setHandler(progressQuery, () => run.steps());

@@ -85,6 +85,18 @@ export function createMilvusLeafStore(options: MilvusLeafStoreOptions): MilvusLe
     }
   };
 
+  const count = async (filter: string): Promise<number> => {
+    const reply = await read('count', () =>
+      client.query({
+        collection_name: collection,
+        filter,
+        output_fields: ['count(*)'],
+        consistency_level: ConsistencyLevelEnum.Strong, // right after a write, on Milvus too
+      }),
+    );
+    return Number(reply.data[0]?.['count(*)'] ?? 0);
+  };
+
   const common = (search: LeafSearch) => ({
     collection_name: collection,
     filter: leafFilter(search),
@@ -97,7 +109,9 @@ export function createMilvusLeafStore(options: MilvusLeafStoreOptions): MilvusLe
 
     ensureCollection: () => write(() => ensureCollection(target)),
 
-    insertLeaves: async (leaves: Array<HierarchyChunk & { dense: number[] }>) => {
+    exists: () => milvusCall(where, 'hasCollection', async () => Boolean((await client.hasCollection({ collection_name: collection })).value)),
+
+    insertLeaves: async (leaves: Array<HierarchyChunk & { dense: number[]; source?: string }>) => {
       const rows = leaves.map((leaf) => toLeafRow(leaf, dim));
       return write(async () => {
         let inserted = 0;
@@ -110,22 +124,28 @@ export function createMilvusLeafStore(options: MilvusLeafStoreOptions): MilvusLe
       });
     },
 
-    deleteByFilename: (filename) =>
+    // One delete call per document: Milvus applies a delete by filter as one operation, so a search sees all of
+    // the document's leaves or none of them.
+    deleteByDocument: (docId) =>
       write(async () => {
-        const filter = `filename == ${quoteForFilter(filename)}`;
+        const filter = `file_path == ${quoteForFilter(docId)}`;
         await milvusCall(where, 'delete', () => client.delete({ collection_name: collection, filter }));
       }),
 
-    countByFilename: async (filename) => {
-      const reply = await read('count', () =>
-        client.query({
-          collection_name: collection,
-          filter: `filename == ${quoteForFilter(filename)}`,
-          output_fields: ['count(*)'],
-          consistency_level: ConsistencyLevelEnum.Strong, // right after a write, on Milvus too
-        }),
-      );
-      return Number(reply.data[0]?.['count(*)'] ?? 0);
+    countByDocument: (docId) => count(`file_path == ${quoteForFilter(docId)}`),
+
+    countLeaves: () => count('chunk_level >= 0'),
+
+    documentsAmong: async (docIds) => {
+      const found: string[] = [];
+      for (const docId of docIds) {
+        // One leaf of a document is enough to know that it is here.
+        const reply = await read('query', () =>
+          client.query({ collection_name: collection, filter: `file_path == ${quoteForFilter(docId)}`, output_fields: ['file_path'], limit: 1, consistency_level: ConsistencyLevelEnum.Strong }),
+        );
+        if (reply.data.length > 0) found.push(docId);
+      }
+      return found;
     },
 
     flush: () =>

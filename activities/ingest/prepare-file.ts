@@ -9,6 +9,10 @@ import { fileError } from '../adapters/loaders/loader';
 
 /** A file parsed and split, before any store is touched. */
 export type PreparedFile = ChunkCounts & {
+  /** The document id its chunks carry (file_path, and the prefix of every chunk id). */
+  docId: string;
+  /** Where it was read from (the absolute path). */
+  source: string;
   filename: string;
   file_type: string;
   pages: number;
@@ -48,17 +52,20 @@ async function readBytes(file: string, filename: string): Promise<Uint8Array> {
  * the stores are touched, so a bad upload never removes the chunks of a good earlier version (DESIGN §7: bad input
  * changes nothing; the original deleted first).
  */
-export async function prepareFile(file: string, filename: string, options: PrepareOptions = {}): Promise<PreparedFile> {
+export async function prepareFile(file: string, filename: string, options: PrepareOptions & { docId?: string } = {}): Promise<PreparedFile> {
   const loader = loaderFor(filename, options.loaders ?? DEFAULT_LOADERS);
   const bytes = await readBytes(file, filename);
   const content = await loader({ bytes, filename, signal: options.signal, onPage: options.onPage });
-  const document = sanitizeDocument({ filename, file_path: file, file_type: content.file_type, pages: content.pages });
+  const docId = options.docId ?? file;
+  const document = sanitizeDocument({ filename, file_path: docId, file_type: content.file_type, pages: content.pages });
   const chunks = buildHierarchy(document, options.onWarning);
   const leaves = chunks.filter((chunk) => chunk.chunk_level === LEAF_LEVEL);
   if (leaves.length === 0) {
     throw fileError('EMPTY_DOCUMENT', filename, 'no text to index: no L3 chunk after cleaning and splitting (spec §6.11); a scanned PDF needs OCR first');
   }
   return {
+    docId,
+    source: file,
     filename: document.filename,
     file_type: document.file_type,
     pages: content.pages.length,

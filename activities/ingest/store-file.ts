@@ -4,15 +4,15 @@ import type { Embedder, LeafStore, ParentStore } from '../ports';
 import type { PreparedFile } from './prepare-file';
 
 /*
- * The store side of one file (spec §6.11 "Upload"): clear the file's chunks in both stores, write L1+L2 to the
- * parent store, then embed and insert the L3 leaves in batches. Parents go first, so a leaf a search finds while
- * the file is being written always has its parents for auto-merging.
+ * The store side of one document (spec §6.11 "Upload"): clear the document's chunks in both stores of its knowledge
+ * base, write L1+L2 to the parent store, then embed and insert the L3 leaves in batches. Parents go first, so a leaf
+ * a search finds while the document is being written always has its parents for auto-merging.
  *
- * Consistency, per file name: when an attempt ends, either both stores hold exactly this file's chunks, or neither
- * holds any (a failure after the clear removes what was written: the old version is gone, as in the original).
- * Between the clear and the end the file is partly written; a crashed attempt leaves it so until its retry, which
- * either resumes after the leaves already inserted (same bytes, and both stores hold exactly what the last heartbeat
- * recorded) or clears and starts over.
+ * Consistency, per document id: when an attempt ends, either both stores hold exactly this document's chunks, or
+ * neither holds any (a failure after the clear removes what was written: the old version is gone, as in the
+ * original). Between the clear and the end the document is partly written; a crashed attempt leaves it so until its
+ * retry, which either resumes after the leaves already inserted (same bytes, and both stores hold exactly what the
+ * last heartbeat recorded) or clears and starts over.
  */
 
 export type StoreDeps = { leafStore: LeafStore; parentStore: ParentStore; embedder: Embedder };
@@ -24,15 +24,18 @@ export async function resumePoint(prepared: PreparedFile, previous: IngestHeartb
   if (!previous || previous.fingerprint !== prepared.fingerprint) return 0;
   if (previous.l1 !== prepared.l1 || previous.l2 !== prepared.l2 || previous.l3 !== prepared.l3) return 0;
   if (previous.stage !== 'parents_written' && previous.stage !== 'embedding' && previous.stage !== 'inserted') return 0;
-  const [parents, leaves] = await Promise.all([deps.parentStore.countByFilename(prepared.filename), deps.leafStore.countByFilename(prepared.filename)]);
+  const [parents, leaves] = await Promise.all([deps.parentStore.countByDocument(prepared.docId), deps.leafStore.countByDocument(prepared.docId)]);
   if (parents !== prepared.l1 + prepared.l2 || leaves !== previous.leaves_inserted) return 0;
   return previous.leaves_inserted;
 }
 
-/** Removes every chunk of a file from both stores (the leaf store first, as the original's delete). */
-export async function clearFile(filename: string, deps: StoreDeps): Promise<void> {
-  await deps.leafStore.deleteByFilename(filename);
-  await deps.parentStore.deleteFile(filename);
+/**
+ * Removes every chunk of a document from both stores: the leaves first, in one delete, so that retrieval (which
+ * finds a document only through its leaves) stops seeing it at once; then the parents.
+ */
+export async function clearDocument(docId: string, deps: Pick<StoreDeps, 'leafStore' | 'parentStore'>): Promise<void> {
+  await deps.leafStore.deleteByDocument(docId);
+  await deps.parentStore.deleteDocument(docId);
 }
 
 async function embedBatch(texts: string[], embedder: Embedder, filename: string): Promise<number[][]> {
@@ -44,13 +47,13 @@ async function embedBatch(texts: string[], embedder: Embedder, filename: string)
   return vectors;
 }
 
-/** Writes the file's chunks from leaf `from` on (0 = clear and write everything); returns how many leaves it inserted. */
+/** Writes the document's chunks from leaf `from` on (0 = clear and write everything); returns how many leaves it inserted. */
 export async function storeFile(prepared: PreparedFile, from: number, deps: StoreDeps, progress: Progress, signal?: AbortSignal): Promise<number> {
-  const { filename, leaves } = prepared;
+  const { docId, filename, leaves } = prepared;
   if (from === 0) {
-    await clearFile(filename, deps);
+    await clearDocument(docId, deps);
     progress({ stage: 'cleared', leaves_embedded: 0, leaves_inserted: 0 });
-    await deps.parentStore.replaceFile(filename, prepared.parents);
+    await deps.parentStore.replaceDocument(docId, prepared.parents);
     progress({ stage: 'parents_written' });
   }
   for (let start = from; start < leaves.length; start += LEAF_BATCH_SIZE) {
@@ -59,7 +62,7 @@ export async function storeFile(prepared: PreparedFile, from: number, deps: Stor
     progress({ stage: 'embedding', leaves_embedded: start, leaves_inserted: start });
     const vectors = await embedBatch(batch.map((leaf) => leaf.text), deps.embedder, filename);
     progress({ stage: 'embedding', leaves_embedded: start + batch.length, leaves_inserted: start });
-    await deps.leafStore.insertLeaves(batch.map((leaf, i) => ({ ...leaf, dense: vectors[i]! })));
+    await deps.leafStore.insertLeaves(batch.map((leaf, i) => ({ ...leaf, dense: vectors[i]!, source: prepared.source })));
     progress({ stage: 'embedding', leaves_inserted: start + batch.length });
   }
   progress({ stage: 'inserted', leaves_embedded: leaves.length, leaves_inserted: leaves.length });

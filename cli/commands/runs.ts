@@ -14,11 +14,18 @@ export function registerRunCommands(program: Command, context: CliContext, setEx
     .description("send a person's answer to a waiting run and print its next outcome")
     .argument('<workflowId>')
     .argument('<text>', 'the answer (1–2,000 characters)')
+    .option('--kb <name>', 'refuse unless the run reads this knowledge base')
     .option('--json', 'print the outcome as JSON')
-    .action(async (workflowId: string, text: string, flags: { json?: boolean }) => {
+    .action(async (workflowId: string, text: string, flags: { kb?: string; json?: boolean }) => {
       const answer = HitlAnswer.safeParse(text);
       if (!answer.success) throw new RagError('INVALID_INPUT', describeZodError('invalid answer', answer.error));
-      const outcome = await (await context.clientWithWorker()).answer(workflowId, text);
+      const rag = await context.clientWithWorker();
+      if (flags.kb !== undefined) {
+        const expected = context.kbOf(flags.kb);
+        const reads = (await rag.getOutcome(workflowId)).kb ?? "the worker's default";
+        if (reads !== expected) throw new RagError('INVALID_INPUT', `run "${workflowId}" reads knowledge base "${reads}", not "${expected}"; nothing was sent`);
+      }
+      const outcome = await rag.answer(workflowId, text);
       console.log(flags.json ? JSON.stringify(outcome, null, 2) : renderOutcome(outcome, context.uiBaseUrl));
       setExit(exitCodeOf(outcome));
     });

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
+import { KbName } from '../../core/knowledge/knowledge-base';
 import { TenantName } from '../../core/schemas/api-tokens';
 import { RagError, describeZodError } from '../../core/errors';
 import { hashToken } from '../../runtime/api-token-digest';
@@ -27,11 +28,17 @@ export function registerTokenCommands(program: Command): void {
     .command('new')
     .description('make a random token for a tenant; prints the token once and the RAGTIME_API_TOKENS entry to configure')
     .argument('<tenant>', 'tenant name (letters, digits, _ . -)')
-    .action((tenant: string) => {
+    .option('--kb <name...>', 'knowledge bases the tenant may use (default: the server\'s default one)')
+    .action((tenant: string, flags: { kb?: string[] }) => {
       const name = TenantName.safeParse(tenant);
       if (!name.success) throw new RagError('INVALID_INPUT', describeZodError('invalid tenant', name.error));
+      const kbs = (flags.kb ?? []).map((kb) => {
+        const parsed = KbName.safeParse(kb);
+        if (!parsed.success) throw new RagError('INVALID_INPUT', describeZodError(`invalid --kb ${JSON.stringify(kb)}`, parsed.error));
+        return parsed.data;
+      });
       // 32 random bytes: as strong as the SHA-256 that stores it; base64url stays in one URL path segment.
       const value = `rt_${randomBytes(32).toString('base64url')}`;
-      console.log(`token:  ${value}\n        give it to ${name.data}; it is shown only now and stored nowhere\nconfig: RAGTIME_API_TOKENS=${name.data}:${hashToken(value)}`);
+      console.log(`token:  ${value}\n        give it to ${name.data}; it is shown only now and stored nowhere\nconfig: RAGTIME_API_TOKENS=${name.data}:${hashToken(value)}${kbs.length > 0 ? `:${kbs.join('|')}` : ''}`);
     });
 }

@@ -35,9 +35,13 @@ export type HierarchyChunk = {
   chunk_idx: number;
 };
 
-/** spec §6.11: `{filename}::p{page}::l{level}::{n}`, n counting per page and level from 0 (not per parent). */
-export function chunkId(filename: string, page: number, level: number, n: number): string {
-  return `${filename}::p${page}::l${level}::${n}`;
+/**
+ * spec §6.11: `{filename}::p{page}::l{level}::{n}`, n counting per page and level from 0 (not per parent), with the
+ * document id in the file name's place (DESIGN §4b): two files of one base name are two documents, and their chunks
+ * must not share ids. The original's documents were identified by their name, so its ids are the same shape.
+ */
+export function chunkId(docId: string, page: number, level: number, n: number): string {
+  return `${docId}::p${page}::l${level}::${n}`;
 }
 
 function splitterOptions(chunkSize: number, chunkOverlap: number, onWarning?: (message: string) => void): SplitterOptions {
@@ -63,7 +67,7 @@ export function buildHierarchy(document: LoadedDocument, onWarning?: (message: s
   const { filename, file_type, file_path } = document;
   const chunks: HierarchyChunk[] = [];
   const emit = (text: string, page: number, level: number, n: number, parent: string, root: string | null): string => {
-    const id = chunkId(filename, page, level, n);
+    const id = chunkId(file_path, page, level, n);
     chunks.push({
       chunk_id: id,
       text,

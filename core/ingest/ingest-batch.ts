@@ -6,31 +6,37 @@ export function fileNameOf(file: string): string {
   return trimmed.slice(trimmed.lastIndexOf('/') + 1);
 }
 
-type Entry = { file: string; filename: string; clash: string | null; startedAt: number | null; result: IngestFileResult | null };
+type Entry = { file: string; filename: string; docId: string | null; clash: string | null; startedAt: number | null; result: IngestFileResult | null };
 
-export type IngestTask = { index: number; file: string; filename: string };
+export type IngestTask = { index: number; file: string; filename: string; docId: string | null };
 
 /**
  * The state of one ingestion batch (ingestWorkflow): which file is next, which are running, and each file's result.
- * Time comes in as arguments. Chunks are keyed by file name, so two files of one batch with the same name would
- * replace each other's chunks: the later one fails instead, with a message saying which file holds the name.
+ * Time comes in as arguments. Chunks are keyed by document id (DESIGN §4b; by file name for batches recorded before
+ * ids, `ids` null), so two files of one batch with the same key would replace each other's chunks: the later one
+ * fails instead, with a message saying which file holds the key.
  */
 export class IngestBatch {
   private readonly entries: Entry[];
   private next = 0;
   private flush: (IngestFlush & { startedAt: number }) | null = null;
+  private writtenKb: string | undefined;
 
   constructor(
     files: readonly string[],
     private readonly startedAt: number,
     readonly batchLabel?: string,
+    ids: readonly string[] | null = null,
+    readonly kb?: string,
   ) {
     const owners = new Map<string, string>();
-    this.entries = files.map((file) => {
+    this.entries = files.map((file, i) => {
       const filename = fileNameOf(file);
-      const owner = owners.get(filename);
-      if (owner === undefined) owners.set(filename, file);
-      return { file, filename, clash: owner ?? null, startedAt: null, result: null };
+      const docId = ids === null ? null : (ids[i] ?? file);
+      const key = docId ?? filename;
+      const owner = owners.get(key);
+      if (owner === undefined) owners.set(key, file);
+      return { file, filename, docId, clash: owner ?? null, startedAt: null, result: null };
     });
   }
 
@@ -40,17 +46,21 @@ export class IngestBatch {
       const index = this.next++;
       const entry = this.entries[index]!;
       entry.startedAt = now;
-      if (entry.clash === null) return { index, file: entry.file, filename: entry.filename };
+      if (entry.clash === null) return { index, file: entry.file, filename: entry.filename, docId: entry.docId };
       const message =
         entry.clash === entry.file
           ? `${entry.filename}: ${entry.file} is listed twice in this batch; it is ingested once`
-          : `${entry.filename}: ${entry.clash} in this batch has the same file name, and chunks are keyed by file name (one would replace the other); rename one of them`;
+          : entry.docId === null
+            ? `${entry.filename}: ${entry.clash} in this batch has the same file name, and chunks are keyed by file name (one would replace the other); rename one of them`
+            : `${entry.filename}: ${entry.clash} in this batch has the same document id ${JSON.stringify(entry.docId)} (one would replace the other); give one of them another id`;
       this.fail(index, { type: 'INVALID_INPUT', message }, now);
     }
     return null;
   }
 
   succeed(index: number, data: IngestFileData, now: number): void {
+    // Where the files went, when the batch named no knowledge base (the worker's default).
+    this.writtenKb ??= data.kb;
     this.settle(index, now, { status: 'ingested', l1: data.l1, l2: data.l2, l3: data.l3 });
   }
 
@@ -92,6 +102,7 @@ export class IngestBatch {
     const sum = (key: 'l1' | 'l2' | 'l3') => ingested.reduce((total, r) => total + r[key], 0);
     return {
       ...(this.batchLabel === undefined ? {} : { batchLabel: this.batchLabel }),
+      ...((this.kb ?? this.writtenKb) === undefined ? {} : { kb: this.kb ?? this.writtenKb }),
       files,
       totals: {
         files: this.entries.length,
@@ -120,6 +131,12 @@ export class IngestBatch {
   private settle(index: number, now: number, outcome: Omit<IngestFileResult, 'file' | 'filename' | 'duration_ms'>): void {
     const entry = this.entries[index];
     if (!entry || entry.result) return;
-    entry.result = { file: entry.file, filename: entry.filename, ...outcome, duration_ms: now - (entry.startedAt ?? now) };
+    entry.result = {
+      file: entry.file,
+      filename: entry.filename,
+      ...(entry.docId === null ? {} : { doc_id: entry.docId }),
+      ...outcome,
+      duration_ms: now - (entry.startedAt ?? now),
+    };
   }
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DocumentId, KbName } from '../knowledge/knowledge-base';
 
 /*
  * The contracts of ingestion (spec §6.11): what a loader produces, what the ingestFile activity takes and returns,
@@ -16,21 +17,45 @@ export const MAX_FILES_PER_BATCH = 1000;
 /** How many files are ingested at once: embedding is the bottleneck, and one embedder serves them all. */
 export const DEFAULT_INGEST_CONCURRENCY = 2;
 
-export const IngestWorkflowInput = z.object({
-  files: z
-    .array(z.string().trim().min(1).refine((file) => file.startsWith('/'), { message: 'must be an absolute path' }))
-    .max(MAX_FILES_PER_BATCH, { message: `at most ${MAX_FILES_PER_BATCH} files per batch; start several batches` }),
-  batchLabel: z.string().trim().max(200).optional(),
-  concurrency: z.number().int().min(1).max(16).optional(),
-});
+export const IngestWorkflowInput = z
+  .object({
+    files: z
+      .array(z.string().trim().min(1).refine((file) => file.startsWith('/'), { message: 'must be an absolute path' }))
+      .max(MAX_FILES_PER_BATCH, { message: `at most ${MAX_FILES_PER_BATCH} files per batch; start several batches` }),
+    /** The document id of each file (DESIGN §4b), in the order of `files`; absent: each file's absolute path. */
+    ids: z.array(DocumentId).optional(),
+    /** The knowledge base to ingest into; absent: the worker's default (RAGTIME_KB). */
+    kb: KbName.optional(),
+    /** Replace a document whose id another file holds (otherwise such a file fails with DOCUMENT_EXISTS). */
+    replace: z.boolean().optional(),
+    batchLabel: z.string().trim().max(200).optional(),
+    concurrency: z.number().int().min(1).max(16).optional(),
+  })
+  .refine((input) => input.ids === undefined || input.ids.length === input.files.length, {
+    message: 'ids must give one document id per file, in the order of files',
+    path: ['ids'],
+  });
 export type IngestWorkflowInput = z.input<typeof IngestWorkflowInput>;
 
-export type IngestFileInput = { file: string; filename: string };
+export type IngestFileInput = {
+  file: string;
+  /** The base name, the `filename` the trace shows (spec §5.3). */
+  filename: string;
+  /** The document's id in its knowledge base; absent (inputs recorded before ids): the file's absolute path. */
+  docId?: string;
+  kb?: string;
+  replace?: boolean;
+};
 
 export type ChunkCounts = { l1: number; l2: number; l3: number };
 
 export type IngestFileData = ChunkCounts & {
   filename: string;
+  /** DESIGN §4b: the document id and knowledge base written (absent in results recorded before them). */
+  doc_id?: string;
+  kb?: string;
+  /** Documents of the same file registered under other ids before ids existed, replaced by this one. */
+  adopted?: string[];
   file_type: string;
   pages: number;
   /** Leaves a previous attempt had already inserted and this one kept (0 for a fresh start). */
@@ -42,6 +67,7 @@ export type IngestError = { type: string; message: string };
 export type IngestFileResult = ChunkCounts & {
   file: string;
   filename: string;
+  doc_id?: string;
   status: 'ingested' | 'failed';
   error?: IngestError;
   duration_ms: number;
@@ -55,7 +81,7 @@ export type IngestTotals = ChunkCounts & { files: number; ingested: number; fail
  */
 export type IngestFlush = { status: 'running' | 'flushed' | 'failed'; duration_ms: number; error?: IngestError };
 
-export type IngestBatchResult = { batchLabel?: string; files: IngestFileResult[]; totals: IngestTotals; flush?: IngestFlush };
+export type IngestBatchResult = { batchLabel?: string; kb?: string; files: IngestFileResult[]; totals: IngestTotals; flush?: IngestFlush };
 
 export type IngestProgress = {
   batchLabel?: string;

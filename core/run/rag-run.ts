@@ -21,6 +21,8 @@ export type RunIds = { workflowId: string; runId: string; sessionId: string };
  */
 export class RagRun {
   status: RunStatus = 'running';
+  /** The knowledge base every retrieval of the run reads; null: the worker's default. */
+  kb: string | null = null;
   question = '';
   route: Route | null = null;
   retrievalStatus: RetrievalStatus | null = null;
@@ -220,6 +222,7 @@ export class RagRun {
   outcome(ids: RunIds): RagOutcome {
     return {
       ...ids,
+      kb: this.kb,
       status: this.status,
       route: this.route,
       retrieval_status: this.retrievalStatus,

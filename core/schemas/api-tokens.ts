@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { KbName } from '../knowledge/knowledge-base';
 
 /*
  * Who may call the HTTP API (`ragtime serve`): bearer tokens mapped to tenants. Only the SHA-256 of a token is ever
@@ -18,27 +19,35 @@ export const TokenSha256 = z
   .regex(/^[0-9a-fA-F]{64}$/, 'token hash is not 64 hex digits (a SHA-256 digest); print one with `ragtime token hash <token>`')
   .transform((hex) => hex.toLowerCase());
 
-export const ApiToken = z.strictObject({ tenant: TenantName, sha256: TokenSha256 });
+/**
+ * A token's tenant and digest, and the knowledge bases its tenant may use (DESIGN §4b). A tenant may use the union
+ * of the knowledge bases its tokens list; a tenant whose tokens list none may use the default one (RAGTIME_KB).
+ */
+export const ApiToken = z.strictObject({ tenant: TenantName, sha256: TokenSha256, kbs: z.array(KbName).min(1).optional() });
 export type ApiToken = z.output<typeof ApiToken>;
 
-/** RAGTIME_API_TOKENS_FILE: a JSON array of `{ "tenant": "…", "sha256": "…" }`. */
+/** RAGTIME_API_TOKENS_FILE: a JSON array of `{ "tenant": "…", "sha256": "…", "kbs"?: ["…"] }`. */
 export const ApiTokensFile = z.array(ApiToken);
 
 /**
- * RAGTIME_API_TOKENS: "tenantA:sha256hex,tenantB:sha256hex" (blanks around entries ignored). Returns the tokens, or
- * the problems found, each naming the entry by position (never its hash, in case someone pasted a raw token there).
+ * RAGTIME_API_TOKENS: "tenantA:sha256hex,tenantB:sha256hex:kb_one|kb_two" (blanks around entries ignored; the
+ * third part, the knowledge bases the tenant may use, is optional). Returns the tokens, or the problems found, each
+ * naming the entry by position (never its hash, in case someone pasted a raw token there).
  */
 export function parseApiTokenList(text: string): { tokens: ApiToken[]; problems: string[] } {
   const tokens: ApiToken[] = [];
   const problems: string[] = [];
   const entries = text.split(',').map((entry) => entry.trim()).filter((entry) => entry !== '');
   entries.forEach((entry, index) => {
-    const colon = entry.lastIndexOf(':');
-    const parsed = ApiToken.safeParse(colon < 0 ? { tenant: entry, sha256: '' } : { tenant: entry.slice(0, colon).trim(), sha256: entry.slice(colon + 1).trim() });
-    if (parsed.success) tokens.push(parsed.data);
+    const [tenant = '', sha256 = '', kbs, ...extra] = entry.split(':').map((part) => part.trim());
+    const parsed =
+      extra.length > 0
+        ? null
+        : ApiToken.safeParse({ tenant, sha256, ...(kbs === undefined ? {} : { kbs: kbs.split('|').map((kb) => kb.trim()).filter((kb) => kb !== '') }) });
+    if (parsed?.success) tokens.push(parsed.data);
     else {
-      const why = parsed.error.issues.map((issue) => issue.message).join('; ');
-      problems.push(`RAGTIME_API_TOKENS: entry ${index + 1} is not "tenant:sha256hex": ${why}`);
+      const why = parsed ? parsed.error.issues.map((issue) => issue.message).join('; ') : 'too many ":"-separated parts';
+      problems.push(`RAGTIME_API_TOKENS: entry ${index + 1} is not "tenant:sha256hex[:kb|kb…]": ${why}`);
     }
   });
   return { tokens, problems };

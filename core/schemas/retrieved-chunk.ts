@@ -35,5 +35,8 @@ export const Chunk = z.looseObject({
   rerank_score: z.number().optional(),
   merged_from_children: z.boolean().optional(),
   merged_child_count: z.number().optional(),
+  /** DESIGN §4b: the document the chunk belongs to (unique in its knowledge base) and where it was read from. */
+  doc_id: z.string().optional(),
+  source: z.string().optional(),
 });
 export type Chunk = z.infer<typeof Chunk>;

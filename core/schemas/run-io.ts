@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { KbName } from '../knowledge/knowledge-base';
 import { AnswerNullReason, RagAnswer } from './answer';
 import { RetrievalStatus, Route } from './graph-values';
 import { HitlResumeState } from './hitl-resume-state';
@@ -39,6 +40,8 @@ export const RagWorkflowInput = z.strictObject({
   sessionId: SessionId,
   hitl: HitlSettings.default({ answerTimeoutMs: DEFAULT_ANSWER_TIMEOUT_MS, maxRounds: DEFAULT_MAX_HITL_ROUNDS }),
   resumeFrom: ResumeFrom.optional(),
+  /** The knowledge base the run reads (DESIGN §4b); absent: the worker's default (RAGTIME_KB). */
+  kb: KbName.optional(),
 }).refine((input) => input.question !== undefined || input.resumeFrom !== undefined, {
   message: 'question is required unless resumeFrom is given',
   path: ['question'],
@@ -77,6 +80,8 @@ export const RagOutcome = z.object({
   workflowId: z.string(),
   runId: z.string(),
   sessionId: z.string(),
+  /** The knowledge base the run read; null for runs that did not name one (the worker's default). */
+  kb: z.string().nullable().default(null),
   status: z.enum(['running', 'completed', 'awaiting_input', 'failed']),
   route: Route.nullable(),
   retrieval_status: RetrievalStatus.nullable(),

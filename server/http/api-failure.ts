@@ -19,8 +19,8 @@ export class ApiFailure extends Error {
  * The one "not found" of the API. Unknown ids and other tenants' ids get exactly this answer (never 403), so a
  * response does not reveal that someone else's session or run exists.
  */
-export function notFound(what: 'run' | 'session', id: string): ApiFailure {
-  const hint = what === 'run' ? 'check the workflow id' : 'check the session id';
+export function notFound(what: 'run' | 'session' | 'knowledge base' | 'document', id: string): ApiFailure {
+  const hint = { run: 'check the workflow id', session: 'check the session id', 'knowledge base': 'GET /api/kbs lists yours', document: 'GET /api/kbs/{kb}/documents lists them' }[what];
   return new ApiFailure(404, 'NOT_FOUND', `no ${what} ${JSON.stringify(id)}; ${hint}`);
 }
 
@@ -28,6 +28,8 @@ const RAG_STATUS: Partial<Record<RagErrorCode, number>> = {
   INVALID_INPUT: 400,
   INVALID_RESUME_STATE: 400,
   UNKNOWN_RUN: 404,
+  UNKNOWN_KB: 404,
+  UNKNOWN_DOCUMENT: 404,
   NOT_AWAITING_INPUT: 409,
   SERVICE_UNAVAILABLE: 503,
 };
@@ -37,7 +39,9 @@ export function describeFailure(error: unknown): { status: number; body: ApiErro
   if (error instanceof ApiFailure) return { status: error.status, body: { error: error.code, message: error.message }, headers: error.headers };
   if (isRagError(error)) {
     // UNKNOWN_RUN becomes the API's NOT_FOUND, so unknown and foreign runs look the same to a caller.
-    if (error.code === 'UNKNOWN_RUN') return { status: 404, body: { error: 'NOT_FOUND', message: error.message } };
+    if (error.code === 'UNKNOWN_RUN' || error.code === 'UNKNOWN_KB' || error.code === 'UNKNOWN_DOCUMENT') {
+      return { status: 404, body: { error: 'NOT_FOUND', message: error.message } };
+    }
     return { status: RAG_STATUS[error.code] ?? 500, body: { error: error.code, message: error.message } };
   }
   return null;

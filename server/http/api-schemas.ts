@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DocumentRecord, KbName, KbStats } from '../../core/knowledge/knowledge-base';
 import { RagStep } from '../../core/progress/rag-step';
 import { SessionTrace } from '../../core/schemas/audit';
 import { RagTrace } from '../../core/schemas/rag-trace';
@@ -34,6 +35,7 @@ export const AskBody = z.strictObject({
   question: Question.describe('the question, 1–2,000 characters'),
   sessionId: ApiSessionId.optional().describe('the session to ask in; a new one (owned by the caller) when omitted'),
   hitl: HitlSettings.partial().optional().describe('clarification settings: answer timeout and maximum rounds'),
+  kb: KbName.optional().describe("the knowledge base to read; one of the caller's (GET /api/kbs); default: the server's default if the caller may use it, else the caller's first"),
   wait: z
     .boolean()
     .default(true)
@@ -56,5 +58,12 @@ export const RunStarted = z.object({ workflowId: z.string(), runId: z.string(), 
 export const RunView = z.object({ outcome: RagOutcome, trace: RagTrace.nullable().describe('the normalized trace (spec §5.6)') });
 
 export const Health = z.object({ status: z.literal('ok') });
+
+export const KbParams = z.strictObject({ kb: KbName.describe('the knowledge base') });
+/** DELETE …/documents/*: the document id is the rest of the path, URL-encoded ("/" may stay or be %2F). */
+export const DocumentParams = z.strictObject({ kb: KbName.describe('the knowledge base'), '*': z.string().min(1, 'the document id is empty').describe('the document id') });
+export const KbList = z.object({ kbs: z.array(KbStats.extend({ default: z.boolean() })) });
+export const DocumentList = z.object({ kb: z.string(), documents: z.array(DocumentRecord) });
+export const DocumentRemoved = z.object({ kb: z.string(), removed: DocumentRecord });
 
 export { RagOutcome, RagStep, SessionTrace };

@@ -8,6 +8,7 @@ import { installBearerAuth } from './bearer-auth';
 import { codecRoutes } from './codec-mount';
 import { installErrorHandlers } from './error-handler';
 import { diagnosisRoutes } from './routes/diagnosis';
+import { knowledgeRoutes } from './routes/knowledge';
 import { metaRoutes } from './routes/meta';
 import { progressRoutes } from './routes/progress';
 import { runRoutes } from './routes/runs';
@@ -60,6 +61,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     rag: options.rag,
     auditStore: options.auditStore,
     tenants: options.tenants,
+    ...(options.knowledge ? { knowledge: options.knowledge } : {}),
     limits,
     workerCheck: options.workerCheck ?? (async () => undefined),
     newSessionId: options.newSessionId ?? (() => `api-${randomUUID()}`),
@@ -68,11 +70,12 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   void app.register(async (api) => {
     // CORS for browser apps on other origins, for the API routes only: the codec routes answer CORS themselves.
     if (options.corsOrigins !== undefined && options.corsOrigins.length > 0) {
-      await api.register(fastifyCors, { origin: options.corsOrigins, methods: ['GET', 'POST'], allowedHeaders: ['authorization', 'content-type', 'last-event-id'] });
+      await api.register(fastifyCors, { origin: options.corsOrigins, methods: ['GET', 'POST', 'DELETE'], allowedHeaders: ['authorization', 'content-type', 'last-event-id'] });
     }
     await api.register(runRoutes, deps);
     await api.register(progressRoutes, deps);
     await api.register(diagnosisRoutes, deps);
+    await api.register(knowledgeRoutes, deps);
   });
   if (options.codecHandler !== undefined) void app.register(codecRoutes(options.codecHandler, limits.codecBodyLimitBytes));
   return app;

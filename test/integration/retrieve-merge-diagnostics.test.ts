@@ -74,9 +74,10 @@ test('U13 in the pipeline: two passes through the parent store → [L1x (max chi
 });
 
 test('U13 with the real SQL parent store (SQLite in memory): the same two passes and result', async () => {
-  const parents = createParentStore({ sqliteFile: ':memory:' });
+  const sql = createParentStore({ sqliteFile: ':memory:' });
+  const parents = sql.forKb('u13');
   try {
-    await parents.replaceFile('doc.md', PARENTS);
+    await parents.replaceDocument('/data/doc.md', PARENTS);
     const { retriever } = setup({ env: { RETRIEVAL_TOP_K: '8' }, leaves: new FakeLeafStore(U13_LEAVES), parents });
     const result = await retriever.retrieve(QUERY);
     expect(result.docs.map((d) => [d.chunk_id, d.text, d.file_path, d.merged_child_count])).toEqual([
@@ -85,7 +86,7 @@ test('U13 with the real SQL parent store (SQLite in memory): the same two passes
     ]);
     expect(result.meta).toMatchObject({ retrieval_mode: 'hybrid', auto_merge_replaced_chunks: 6, auto_merge_steps: 2 });
   } finally {
-    await parents.close();
+    await sql.close();
   }
 });
 

@@ -81,7 +81,7 @@ describe.each(PARENT_BACKENDS)('failures and re-ingestion with the $name parent 
     expect([v2.l1, v2.l2, v2.l3]).toEqual([1, 1, 1]);
     const onlyLeaf = { chunk_id: id(LIGHTHOUSE.file, 3), text: LIGHTHOUSE.v2, parent_chunk_id: id(LIGHTHOUSE.file, 2) };
     expect(await kb.leavesOf(filename)).toEqual([onlyLeaf]);
-    expect(await kb.adapters.parentStore.countByFilename(filename)).toBe(2);
+    expect(await kb.adapters.parentStore.countByDocument(filename)).toBe(2);
     const parents = await kb.adapters.parentStore.getByIds([id(LIGHTHOUSE.file, 1), id(LIGHTHOUSE.file, 2, 0), id(LIGHTHOUSE.file, 2, 1)]);
     expect(parents.map((p) => [p.chunk_level, p.text])).toEqual([[1, LIGHTHOUSE.v2], [2, LIGHTHOUSE.v2]]); // l2::1 is gone
 

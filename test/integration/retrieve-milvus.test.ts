@@ -123,7 +123,8 @@ describe.each(PARENT_BACKENDS)('retrieval on Milvus Lite with the $name parent s
     const [stored] = await kb.adapters.parentStore.getByIds([l1]);
     expect(stored?.text).toBe(BEES.text); // one L1 holds the whole file
     expect(top).toMatchObject({ chunk_id: l1, chunk_level: 1, text: stored?.text, merged_from_children: true, merged_child_count: 2, rrf_rank: 1 });
-    expect(top).toHaveProperty('file_path', path.join(kb.dir, kb.filename(BEES.file)));
+    // file_path is the document id (DESIGN §4b): here the run-tagged file name (test/support/real-knowledge-base.ts).
+    expect(top).toHaveProperty('file_path', kb.filename(BEES.file));
     const diagnostics = RetrievalDiagnostics.parse(result.diagnostics);
     const beeScores = diagnostics.fused.filter((c) => isBee(c.chunk_id)).map((c) => c.rrf_score);
     expect(beeScores).toHaveLength(5);
@@ -136,11 +137,11 @@ describe.each(PARENT_BACKENDS)('retrieval on Milvus Lite with the $name parent s
     // The text is read from the parent store at retrieval time: edit it there and the merged parent follows.
     const rows = await kb.adapters.parentStore.getByIds([l1, ...l2]);
     const filename = kb.filename(BEES.file);
-    await kb.adapters.parentStore.replaceFile(filename, rows.map((r) => (r.chunk_id === l1 ? { ...r, text: `[edited] ${r.text}` } : r)));
+    await kb.adapters.parentStore.replaceDocument(filename, rows.map((r) => (r.chunk_id === l1 ? { ...r, text: `[edited] ${r.text}` } : r)));
     try {
       expect((await retrieve(BEES.query)).docs[0]?.text).toBe(`[edited] ${BEES.text}`);
     } finally {
-      await kb.adapters.parentStore.replaceFile(filename, rows);
+      await kb.adapters.parentStore.replaceDocument(filename, rows);
     }
   });
 
@@ -159,7 +160,7 @@ describe.each(PARENT_BACKENDS)('retrieval on Milvus Lite with the $name parent s
     const { l1, l2 } = beeIds();
     const filename = kb.filename(BEES.file);
     const rows = await kb.adapters.parentStore.getByIds([l1, ...l2]);
-    await kb.adapters.parentStore.deleteFile(filename);
+    await kb.adapters.parentStore.deleteDocument(filename);
     try {
       const result = await retrieve(BEES.leafQuery);
       expect(result.docs[0]).toMatchObject({ filename, chunk_level: 3, rrf_rank: 1 });
@@ -168,7 +169,7 @@ describe.each(PARENT_BACKENDS)('retrieval on Milvus Lite with the $name parent s
       expect(result.meta).toMatchObject({ retrieval_mode: 'hybrid', auto_merge_applied: false, auto_merge_replaced_chunks: 0, auto_merge_steps: 0, post_merge_candidate_count: leafTotal });
       expect(result.diagnostics?.merge_groups).toEqual([]);
     } finally {
-      await kb.adapters.parentStore.replaceFile(filename, rows);
+      await kb.adapters.parentStore.replaceDocument(filename, rows);
     }
   });
 

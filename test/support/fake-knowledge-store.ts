@@ -56,14 +56,23 @@ export class FakeLeafStore implements LeafStore {
   }
 
   async ensureCollection(): Promise<void> {}
+  async exists(): Promise<boolean> {
+    return true;
+  }
   async insertLeaves(): Promise<number> {
     throw new Error('FakeLeafStore is read-only');
   }
-  async deleteByFilename(): Promise<void> {
+  async deleteByDocument(): Promise<void> {
     throw new Error('FakeLeafStore is read-only');
   }
-  async countByFilename(filename: string): Promise<number> {
-    return this.leaves.filter((leaf) => leaf.filename === filename).length;
+  async countByDocument(docId: string): Promise<number> {
+    return this.leaves.filter((leaf) => leaf.file_path === docId).length;
+  }
+  async countLeaves(): Promise<number> {
+    return this.leaves.length;
+  }
+  async documentsAmong(docIds: string[]): Promise<string[]> {
+    return docIds.filter((docId) => this.leaves.some((leaf) => leaf.file_path === docId));
   }
   async flush(): Promise<void> {}
   async close(): Promise<void> {}
@@ -90,16 +99,15 @@ export class FakeParentStore implements ParentStore {
     });
   }
 
-  async replaceFile(): Promise<void> {
+  async replaceDocument(): Promise<void> {
     throw new Error('FakeParentStore is read-only');
   }
-  async deleteFile(): Promise<void> {
+  async deleteDocument(): Promise<void> {
     throw new Error('FakeParentStore is read-only');
   }
-  async countByFilename(filename: string): Promise<number> {
-    return [...this.byId.values()].filter((parent) => parent.filename === filename).length;
+  async countByDocument(docId: string): Promise<number> {
+    return [...this.byId.values()].filter((parent) => parent.file_path === docId).length;
   }
-  async close(): Promise<void> {}
 }
 
 /** An embedder with a fixed vector per known query; unknown queries (or `fail`) throw. */

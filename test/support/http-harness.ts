@@ -25,6 +25,14 @@ import { chunk, grade, metaM0, plannerResult } from './scenario';
 /** Two tenants and their (test-only) tokens; the server is configured with the hashes only. */
 export const TOKENS = { acme: 'acme-0f1e2d3c4b5a69788796a5b4c3d2e1f0', globex: 'globex-a1b2c3d4e5f60718293a4b5c6d7e8f90' } as const;
 export type Tenant = keyof typeof TOKENS;
+
+/**
+ * The knowledge bases of the two tenants (DESIGN §4b), run-tagged since Milvus is shared: acme may use its own and
+ * the server's default, globex only its own (and so asks in it when it names none).
+ */
+const KB_TAG = `${Date.now().toString(36)}${process.pid}`;
+export const KBS = { default: `http_default_${KB_TAG}`, acme: `acme_kb_${KB_TAG}`, globex: `globex_kb_${KB_TAG}` } as const;
+const TENANT_KBS: Record<Tenant, string[]> = { acme: [KBS.acme, KBS.default], globex: [KBS.globex] };
 export const bearer = (tenant: Tenant) => ({ authorization: `Bearer ${TOKENS[tenant]}` });
 
 /** Questions in this form take the fast path (no planner) and are answered at the first grade. */
@@ -93,8 +101,9 @@ export async function openHttpHarness(): Promise<HttpHarness> {
   });
   const running = worker.run();
   const tenants = createTenantDirectory({
-    tokens: Object.entries(TOKENS).map(([tenant, token]) => ({ tenant, sha256: hashToken(token) })),
+    tokens: Object.entries(TOKENS).map(([tenant, token]) => ({ tenant, sha256: hashToken(token), kbs: TENANT_KBS[tenant as Tenant] })),
     owners,
+    defaultKb: KBS.default,
   });
   const rag = RagClient.fromClient(env.client, taskQueue);
   const apps: FastifyInstance[] = [];

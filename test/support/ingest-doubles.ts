@@ -1,4 +1,6 @@
-import type { Embedder, HierarchyChunk, LeafHit, LeafStore, ParentStore } from '../../activities/ports';
+import { createKnowledgeStores, type KnowledgeStores } from '../../activities/knowledge/knowledge-stores';
+import type { DocumentRegistry, Embedder, HierarchyChunk, LeafCatalog, LeafHit, LeafStore, ParentStore } from '../../activities/ports';
+import type { DocumentRecord } from '../../core/knowledge/knowledge-base';
 
 /*
  * In-memory doubles of our own knowledge-store ports (activities/ports.ts), for ingestion tests that need no Milvus
@@ -6,7 +8,7 @@ import type { Embedder, HierarchyChunk, LeafHit, LeafStore, ParentStore } from '
  * test/integration/.
  */
 
-export type Leaf = HierarchyChunk & { dense: number[] };
+export type Leaf = HierarchyChunk & { dense: number[]; source?: string };
 
 /** A hook that may throw (or wait) before the n-th call (1-based) of an operation. */
 export type Hook = (call: number) => void | Promise<void>;
@@ -21,17 +23,26 @@ export class MemoryLeafStore implements LeafStore {
   private deleteCalls = 0;
 
   async ensureCollection(): Promise<void> {}
+  async exists(): Promise<boolean> {
+    return true;
+  }
   async insertLeaves(leaves: Leaf[]): Promise<number> {
     await this.beforeInsert(++this.insertCalls);
     this.leaves.push(...leaves.map((leaf) => ({ ...leaf })));
     return leaves.length;
   }
-  async deleteByFilename(filename: string): Promise<void> {
+  async deleteByDocument(docId: string): Promise<void> {
     await this.beforeDelete(++this.deleteCalls);
-    for (let i = this.leaves.length - 1; i >= 0; i--) if (this.leaves[i]?.filename === filename) this.leaves.splice(i, 1);
+    for (let i = this.leaves.length - 1; i >= 0; i--) if (this.leaves[i]?.file_path === docId) this.leaves.splice(i, 1);
   }
-  async countByFilename(filename: string): Promise<number> {
-    return this.leaves.filter((leaf) => leaf.filename === filename).length;
+  async countByDocument(docId: string): Promise<number> {
+    return this.leaves.filter((leaf) => leaf.file_path === docId).length;
+  }
+  async countLeaves(): Promise<number> {
+    return this.leaves.length;
+  }
+  async documentsAmong(docIds: string[]): Promise<string[]> {
+    return docIds.filter((docId) => this.leaves.some((leaf) => leaf.file_path === docId));
   }
   async flush(): Promise<void> {
     await this.beforeFlush(++this.flushCalls);
@@ -43,8 +54,10 @@ export class MemoryLeafStore implements LeafStore {
     return [];
   }
   async close(): Promise<void> {}
-  ids(filename: string): string[] {
-    return this.leaves.filter((leaf) => leaf.filename === filename).map((leaf) => leaf.chunk_id);
+  /** The chunk ids of a document (by id) or, when none has that id, of the documents with that base name. */
+  ids(docOrName: string): string[] {
+    const byId = this.leaves.filter((leaf) => leaf.file_path === docOrName);
+    return (byId.length > 0 ? byId : this.leaves.filter((leaf) => leaf.filename === docOrName)).map((leaf) => leaf.chunk_id);
   }
 }
 
@@ -53,23 +66,52 @@ export class MemoryParentStore implements ParentStore {
   beforeReplace: Hook = () => undefined;
   private replaceCalls = 0;
 
-  async replaceFile(filename: string, chunks: HierarchyChunk[]): Promise<void> {
+  async replaceDocument(docId: string, chunks: HierarchyChunk[]): Promise<void> {
     await this.beforeReplace(++this.replaceCalls);
-    await this.deleteFile(filename);
+    await this.deleteDocument(docId);
     for (const chunk of chunks) this.chunks.set(chunk.chunk_id, { ...chunk });
   }
-  async deleteFile(filename: string): Promise<void> {
-    for (const [id, chunk] of this.chunks) if (chunk.filename === filename) this.chunks.delete(id);
+  async deleteDocument(docId: string): Promise<void> {
+    for (const [id, chunk] of this.chunks) if (chunk.file_path === docId) this.chunks.delete(id);
   }
   async getByIds(ids: string[]): Promise<HierarchyChunk[]> {
     return ids.flatMap((id) => (this.chunks.has(id) ? [this.chunks.get(id)!] : []));
   }
-  async countByFilename(filename: string): Promise<number> {
-    return [...this.chunks.values()].filter((chunk) => chunk.filename === filename).length;
+  async countByDocument(docId: string): Promise<number> {
+    return [...this.chunks.values()].filter((chunk) => chunk.file_path === docId).length;
   }
-  async close(): Promise<void> {}
-  ids(filename: string): string[] {
-    return [...this.chunks.values()].filter((chunk) => chunk.filename === filename).map((chunk) => chunk.chunk_id);
+  /** The chunk ids of a document (by id) or, when none has that id, of the documents with that base name. */
+  ids(docOrName: string): string[] {
+    const all = [...this.chunks.values()];
+    const byId = all.filter((chunk) => chunk.file_path === docOrName);
+    return (byId.length > 0 ? byId : all.filter((chunk) => chunk.filename === docOrName)).map((chunk) => chunk.chunk_id);
+  }
+}
+
+/** The document registry in memory. */
+export class MemoryDocumentRegistry implements DocumentRegistry {
+  readonly records = new Map<string, DocumentRecord>();
+  private key = (kb: string, docId: string) => `${kb}\u0000${docId}`;
+  async get(kb: string, docId: string) {
+    return this.records.get(this.key(kb, docId)) ?? null;
+  }
+  async findBySource(kb: string, source: string) {
+    return [...this.records.values()].filter((record) => record.kb === kb && record.source === source);
+  }
+  async put(record: DocumentRecord) {
+    this.records.set(this.key(record.kb, record.doc_id), { ...record });
+  }
+  async remove(kb: string, docId: string) {
+    this.records.delete(this.key(kb, docId));
+  }
+  async list(kb: string) {
+    return [...this.records.values()].filter((record) => record.kb === kb).sort((a, b) => a.doc_id.localeCompare(b.doc_id));
+  }
+  async knowledgeBases() {
+    return [...new Set([...this.records.values()].map((record) => record.kb))].sort();
+  }
+  async dropKb(kb: string) {
+    for (const [key, record] of this.records) if (record.kb === kb) this.records.delete(key);
   }
 }
 
@@ -98,6 +140,27 @@ export class FakeEmbedder implements Embedder {
   }
 }
 
-export function ingestDoubles(dim = 8) {
-  return { leafStore: new MemoryLeafStore(), parentStore: new MemoryParentStore(), embedder: new FakeEmbedder(dim) };
+/** The default knowledge base of the doubles. */
+export const MEMORY_KB = 'memory_kb';
+
+/**
+ * The in-memory knowledge of one knowledge base (MEMORY_KB, the default): its leaf store, parent store and registry,
+ * the embedder, and `knowledge` — the KnowledgeStores the ingest activities take (so the result is also IngestDeps).
+ */
+export function ingestDoubles(dim = 8): { leafStore: MemoryLeafStore; parentStore: MemoryParentStore; embedder: FakeEmbedder; documents: MemoryDocumentRegistry; knowledge: KnowledgeStores } {
+  const leafStore = new MemoryLeafStore();
+  const parentStore = new MemoryParentStore();
+  const embedder = new FakeEmbedder(dim);
+  const documents = new MemoryDocumentRegistry();
+  const catalog: LeafCatalog = {
+    leafStore: (kb) => {
+      if (kb !== MEMORY_KB) throw new Error(`the in-memory knowledge holds ${MEMORY_KB} only, not ${kb}`);
+      return leafStore;
+    },
+    list: async () => [MEMORY_KB],
+    drop: async () => undefined,
+    close: async () => undefined,
+  };
+  const knowledge = createKnowledgeStores({ defaultKb: MEMORY_KB, catalog, parentsFor: () => parentStore, documents, embedder });
+  return { leafStore, parentStore, embedder, documents, knowledge };
 }

@@ -12,7 +12,7 @@ import { pollUntil, REPO_ROOT } from './services';
 
 const TEMPORAL = path.join(REPO_ROOT, '.venv', 'bin', 'temporal');
 // As scripts/services.sh registers them (workflows/search-attributes.ts).
-const SEARCH_ATTRIBUTES = ['RagSessionId=Keyword', 'RagStatus=Keyword', 'RagRoute=Keyword', 'RagComplexity=Keyword', 'RagHitlRounds=Int'];
+const SEARCH_ATTRIBUTES = ['RagSessionId=Keyword', 'RagStatus=Keyword', 'RagRoute=Keyword', 'RagComplexity=Keyword', 'RagHitlRounds=Int', 'RagKb=Keyword'];
 
 export type PrivateDevServer = { address: string; dbFile: string; stop(): Promise<void> };
 

@@ -23,6 +23,7 @@ import { parseConfig } from '../../core/config';
 import type { IngestFileData } from '../../core/ingest/ingest-io';
 import { buildAdapters, type Adapters } from '../../workers/build-adapters';
 import { ConsistencyLevelEnum, newMilvusClient } from './milvus';
+import { realKnowledge, type RealKnowledge } from './real-knowledge';
 import { assertReachable, services } from './services';
 
 // Same default as scripts/env.sh.
@@ -75,6 +76,7 @@ export class RealKnowledgeBase {
   private readonly built: Adapters[] = [];
   private readonly ingested = new Set<string>();
   private readonly ingest: IngestActivities;
+  private readonly ingestKnowledge: RealKnowledge;
   private readonly admin: MilvusLeafStore;
 
   private constructor(
@@ -85,11 +87,15 @@ export class RealKnowledgeBase {
     this.adapters = this.build();
     this.admin = createMilvusLeafStore({ address: services.milvusAddress, collection, dim: services.embeddingDim, timeoutSeconds: 30 });
     const realEmbedder = createOpenAiEmbedder({ baseUrl: services.embeddingBaseUrl, model: services.embeddingModel, dim: services.embeddingDim });
-    this.ingest = ingestActivities({
-      leafStore: this.adapters.leafStore,
-      parentStore: this.adapters.parentStore,
+    // The same stores as the adapters' (the same collection and SQL database), with the caching embedder.
+    const config = parseConfig(this.env());
+    this.ingestKnowledge = realKnowledge({
+      kb: collection,
+      sqliteFile: path.join(dir, 'ragtime.sqlite'),
+      databaseUrl: config.database.url,
       embedder: cachingEmbedder(realEmbedder, passageCache),
     });
+    this.ingest = ingestActivities({ knowledge: this.ingestKnowledge.knowledge });
   }
 
   /** `label` names the collection (Milvus: letters, digits and underscores). */
@@ -135,7 +141,8 @@ export class RealKnowledgeBase {
     writeFileSync(where, content);
     this.ingested.add(filename);
     const env = new MockActivityEnvironment(undefined, { logger: silentLogger });
-    return env.run(this.ingest.ingestFile, { file: where, filename });
+    // The document id is the (run-tagged) file name, so chunk ids read as the spec's (`<filename>::p…`).
+    return env.run(this.ingest.ingestFile, { file: where, filename, docId: filename });
   }
 
   /** The leaves Milvus holds for a stored file name, by chunk id (read with a client of its own, strongly consistent). */
@@ -160,7 +167,9 @@ export class RealKnowledgeBase {
   async close(): Promise<void> {
     const errors: unknown[] = [];
     const attempt = async (step: () => Promise<unknown>) => step().catch((error: unknown) => errors.push(error));
-    for (const filename of this.ingested) await attempt(() => this.adapters.parentStore.deleteFile(filename));
+    for (const filename of this.ingested) await attempt(() => this.adapters.parentStore.deleteDocument(filename));
+    await attempt(() => this.adapters.knowledge.documents.dropKb(this.collection));
+    await attempt(() => this.ingestKnowledge.close());
     await attempt(() => this.admin.dropCollection());
     await attempt(() => this.admin.close());
     for (const adapters of this.built) await attempt(() => adapters.close());

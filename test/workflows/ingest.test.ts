@@ -42,14 +42,15 @@ function ingestWorker(deps: ReturnType<typeof ingestDoubles>, taskQueue: string,
   });
 }
 
-async function withIngestWorker<T>(deps: ReturnType<typeof ingestDoubles>, fn: (run: (files: string[]) => ReturnType<typeof start>, taskQueue: string) => Promise<T>): Promise<T> {
+async function withIngestWorker<T>(deps: ReturnType<typeof ingestDoubles>, fn: (run: (files: string[], ids?: string[]) => ReturnType<typeof start>, taskQueue: string) => Promise<T>): Promise<T> {
   const taskQueue = `test-${randomUUID()}`;
   const worker = await ingestWorker(deps, taskQueue);
-  return worker.runUntil(fn((files) => start(taskQueue, files), taskQueue));
+  return worker.runUntil(fn((files, ids) => start(taskQueue, files, 'test batch', ids), taskQueue));
 }
 
-function start(taskQueue: string, files: string[], batchLabel = 'test batch') {
-  return env.client.workflow.start(ingestWorkflow, { taskQueue, workflowId: `ingest-${randomUUID()}`, args: [{ files, batchLabel }] });
+/** Document ids default to the base names here, so chunk ids read as the spec's (`<filename>::p…`). */
+function start(taskQueue: string, files: string[], batchLabel = 'test batch', ids = files.map((file) => path.basename(file))) {
+  return env.client.workflow.start(ingestWorkflow, { taskQueue, workflowId: `ingest-${randomUUID()}`, args: [{ files, ids, batchLabel }] });
 }
 
 const summary = (result: IngestBatchResult) => result.files.map((f) => [f.filename, f.status, f.l1, f.l2, f.l3, f.error?.type ?? null]);
@@ -135,21 +136,23 @@ describe('ingestWorkflow', () => {
     });
   });
 
-  test('two files with one name: the later fails with INVALID_INPUT naming the other (chunks are keyed by file name)', async () => {
+  test('DESIGN §4b: two files with one name are two documents (ids by path); the same file listed twice is ingested once', async () => {
     const deps = ingestDoubles();
     for (const dir of ['a', 'b']) {
       mkdirSync(path.join(tmp, dir), { recursive: true });
       cpSync(fixture('guide.md'), path.join(tmp, dir, 'guide.md'));
     }
     const files = [path.join(tmp, 'a/guide.md'), path.join(tmp, 'b/guide.md'), path.join(tmp, 'a/guide.md')];
-    const result = await withIngestWorker(deps, async (run) => (await run(files)).result());
+    const ids = files.map((file) => path.relative(tmp, file));
+    const result = await withIngestWorker(deps, async (run) => (await run(files, ids)).result());
     expect(summary(result)).toEqual([
       ['guide.md', 'ingested', 1, 1, 1, null],
-      ['guide.md', 'failed', 0, 0, 0, 'INVALID_INPUT'],
+      ['guide.md', 'ingested', 1, 1, 1, null],
       ['guide.md', 'failed', 0, 0, 0, 'INVALID_INPUT'],
     ]);
-    expect(result.files[1]?.error?.message).toBe(`guide.md: ${files[0]} in this batch has the same file name, and chunks are keyed by file name (one would replace the other); rename one of them`);
+    expect(result.files.map((file) => file.doc_id)).toEqual(['a/guide.md', 'b/guide.md', 'a/guide.md']);
     expect(result.files[2]?.error?.message).toBe(`guide.md: ${files[0]} is listed twice in this batch; it is ingested once`);
+    expect([deps.leafStore.ids('a/guide.md'), deps.leafStore.ids('b/guide.md')]).toEqual([['a/guide.md::p0::l3::0'], ['b/guide.md::p0::l3::0']]);
   });
 
   test('a transient embedder failure is retried by Temporal and the file is ingested on the next attempt', async () => {

@@ -30,6 +30,9 @@ export function toLeafHit(row: Row, score: number): LeafHit {
     root_chunk_id: text(row.root_chunk_id),
     chunk_level: int(row.chunk_level),
     chunk_idx: int(row.chunk_idx),
+    // DESIGN §4b: the document id (file_path) and where it was read from (a dynamic field; '' on older rows).
+    doc_id: text(row.file_path),
+    source: text(row.source),
     score: Number.isFinite(score) ? score : 0,
   };
 }
@@ -43,7 +46,7 @@ export function rowsOf(results: unknown): Row[] {
 const utf8Bytes = (value: string) => Buffer.byteLength(value, 'utf8');
 
 /** A leaf as a Milvus row, after checking what Milvus would otherwise refuse with a less helpful message. */
-export function toLeafRow(leaf: HierarchyChunk & { dense: number[] }, dim: number): RowData {
+export function toLeafRow(leaf: HierarchyChunk & { dense: number[]; source?: string }, dim: number): RowData {
   const fail = (problem: string) => {
     throw new RagError('INVALID_INPUT', `leaf chunk ${JSON.stringify(leaf.chunk_id)} of ${JSON.stringify(leaf.filename)}: ${problem}`);
   };
@@ -70,5 +73,7 @@ export function toLeafRow(leaf: HierarchyChunk & { dense: number[] }, dim: numbe
     parent_chunk_id: leaf.parent_chunk_id,
     root_chunk_id: leaf.root_chunk_id,
     chunk_level: leaf.chunk_level,
+    // A dynamic field (the collection has enable_dynamic_field, spec §6.10): no schema change for older collections.
+    ...(leaf.source === undefined ? {} : { source: leaf.source }),
   };
 }

@@ -41,6 +41,9 @@ export const OUTPUT_FIELDS = [
   'root_chunk_id',
   'chunk_level',
   'chunk_idx',
+  // DESIGN §4b: the document id and (a dynamic field) the source path.
+  'file_path',
+  'source',
 ];
 
 export const CHINESE_ANALYZER = { tokenizer: 'jieba', filter: ['cnalphanumonly'] }; // DESIGN §6

@@ -21,10 +21,13 @@ export const runRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { rag, te
     },
   }, async (request, reply) => {
     const { question, sessionId = newSessionId(), hitl, wait } = request.body;
+    // A knowledge base the tenant may not use is "not found", whether or not it exists (DESIGN §4b).
+    const kb = request.body.kb ?? tenants.defaultKbOf(request.tenant);
+    if (!tenants.kbsOf(request.tenant).includes(kb)) throw notFound('knowledge base', kb);
     // The first tenant to ask in a session owns it; to everyone else it does not exist.
     if (!(await tenants.claimSession(sessionId, request.tenant))) throw notFound('session', sessionId);
     await workerCheck();
-    const options = { sessionId, ...(hitl ? { hitl } : {}) };
+    const options = { sessionId, kb, ...(hitl ? { hitl } : {}) };
     if (!wait) return reply.code(202).send({ ...(await rag.start(question, options)), status: 'running' as const });
     return reply.code(200).send(await rag.ask(question, options));
   });

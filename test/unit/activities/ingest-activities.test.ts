@@ -36,7 +36,8 @@ async function attempt(deps: IngestDeps | undefined, file: string, info: { attem
   env.on('heartbeat', (details: IngestHeartbeat) => beats.push(details));
   during?.(env);
   try {
-    return { data: await env.run(ingestActivities(deps).ingestFile, { file, filename: path.basename(file) }), error: undefined, beats };
+    // The document id is the base name here, so chunk ids read as the spec's (`<filename>::p…`).
+    return { data: await env.run(ingestActivities(deps).ingestFile, { file, filename: path.basename(file), docId: path.basename(file) }), error: undefined, beats };
   } catch (error) {
     return { data: undefined, error, beats };
   }
@@ -48,7 +49,7 @@ describe('ingestFile (spec §6.11 "Upload")', () => {
   test('a file: L1+L2 to the parent store, L3 with vectors to the leaf store, heartbeats in stage order', async () => {
     const deps = ingestDoubles();
     const { data, beats } = await attempt(deps, path.join(FIXTURES, 'guide.md'));
-    expect(data).toEqual({ filename: 'guide.md', file_type: 'Markdown', pages: 1, l1: 1, l2: 1, l3: 1, resumed_leaves: 0 });
+    expect(data).toEqual({ filename: 'guide.md', doc_id: 'guide.md', kb: 'memory_kb', file_type: 'Markdown', pages: 1, l1: 1, l2: 1, l3: 1, resumed_leaves: 0 });
     expect(deps.parentStore.ids('guide.md')).toEqual(['guide.md::p0::l1::0', 'guide.md::p0::l2::0']);
     expect(deps.leafStore.leaves.map((l) => [l.chunk_id, l.parent_chunk_id, l.root_chunk_id, l.chunk_idx, l.dense.length])).toEqual([
       ['guide.md::p0::l3::0', 'guide.md::p0::l2::0', 'guide.md::p0::l1::0', 2, 8],
@@ -93,7 +94,8 @@ describe('ingestFile (spec §6.11 "Upload")', () => {
     const deps = ingestDoubles();
     // An earlier good version under the same name must survive a bad upload (DESIGN §7).
     const good = write(name, 'good old version.');
-    await deps.parentStore.replaceFile(name, [{ chunk_id: `${name}::p0::l1::0`, text: 'old', filename: name, file_type: 'Text', file_path: good, page_number: 0, parent_chunk_id: '', root_chunk_id: `${name}::p0::l1::0`, chunk_level: 1, chunk_idx: 0 }]);
+    await deps.parentStore.replaceDocument(name, [{ chunk_id: `${name}::p0::l1::0`, text: 'old', filename: name, file_type: 'Text', file_path: name, page_number: 0, parent_chunk_id: '', root_chunk_id: `${name}::p0::l1::0`, chunk_level: 1, chunk_idx: 0 }]);
+    void good;
     const { error } = await attempt(deps, path.join(FIXTURES, name));
     expect(error).toBeInstanceOf(ApplicationFailure);
     expect(error).toMatchObject({ type, nonRetryable: true });

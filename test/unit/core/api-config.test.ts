@@ -34,6 +34,18 @@ test('RAGTIME_API_TOKENS: tenant:sha256 pairs, blanks ignored, hashes lower-case
   });
 });
 
+test('DESIGN §4b: a token entry may list the knowledge bases its tenant may use (tenant:sha256:kb|kb); bad names are refused', () => {
+  const env = { RAGTIME_API_TOKENS: `acme:${A}:manuals| faq ,globex:${B}` };
+  expect(parseConfig(env).api.tokens).toEqual([
+    { tenant: 'acme', sha256: A, kbs: ['manuals', 'faq'] },
+    { tenant: 'globex', sha256: 'b'.repeat(64) },
+  ]);
+  const error = configError({ RAGTIME_API_TOKENS: `acme:${A}:bad-name,globex:${B}:x:y` });
+  expect(error.message).toContain('entry 1 is not "tenant:sha256hex[:kb|kb…]": knowledge base name may hold letters, digits and _ only');
+  expect(error.message).toContain('entry 2 is not "tenant:sha256hex[:kb|kb…]": too many ":"-separated parts');
+  expect(parseApiTokensFile(JSON.stringify([{ tenant: 'acme', sha256: A, kbs: ['manuals'] }]), 'f.json').tokens).toEqual([{ tenant: 'acme', sha256: A, kbs: ['manuals'] }]);
+});
+
 test('RAGTIME_API_CORS_ORIGINS: origins without a trailing slash; a path or another scheme is refused', () => {
   expect(parseConfig({ RAGTIME_API_CORS_ORIGINS: 'https://app.example.com/, http://127.0.0.1:3000' }).api.corsOrigins).toEqual(['https://app.example.com', 'http://127.0.0.1:3000']);
   expect(configError({ RAGTIME_API_CORS_ORIGINS: 'https://app.example.com/x,ftp://a' }).message.split(' ✖ ').slice(1)).toMatchInlineSnapshot(`
@@ -51,9 +63,9 @@ test('bad entries are reported by position, and the value (maybe a raw token) is
   expect(error.message.split(' ✖ ')).toMatchInlineSnapshot(`
 [
   "invalid configuration:",
-  "RAGTIME_API_TOKENS: entry 2 is not "tenant:sha256hex": token hash is not 64 hex digits (a SHA-256 digest); print one with \`ragtime token hash <token>\`",
-  "RAGTIME_API_TOKENS: entry 3 is not "tenant:sha256hex": tenant name may hold letters, digits and _ . - only",
-  "RAGTIME_API_TOKENS: entry 4 is not "tenant:sha256hex": token hash is not 64 hex digits (a SHA-256 digest); print one with \`ragtime token hash <token>\`",
+  "RAGTIME_API_TOKENS: entry 2 is not "tenant:sha256hex[:kb|kb…]": token hash is not 64 hex digits (a SHA-256 digest); print one with \`ragtime token hash <token>\`",
+  "RAGTIME_API_TOKENS: entry 3 is not "tenant:sha256hex[:kb|kb…]": tenant name may hold letters, digits and _ . - only",
+  "RAGTIME_API_TOKENS: entry 4 is not "tenant:sha256hex[:kb|kb…]": token hash is not 64 hex digits (a SHA-256 digest); print one with \`ragtime token hash <token>\`",
   "RAGTIME_API_PORT="0" is not a port number (1-65535): set one, or unset it to use the default 8280",
 ]
 `);

@@ -22,9 +22,11 @@ const row = (c: HierarchyChunk) => [c.chunk_id, c.parent_chunk_id, c.root_chunk_
 // a blank page and a one-sentence page. The same text is built in Python below.
 const page0 = Array.from({ length: 200 }, (_, i) => `第${i}句：Temporal 与 Milvus 的检索测试，内容编号${i}。${i % 10 === 9 ? '\n\n' : ''}`).join('');
 const page1 = Array.from({ length: 700 }, (_, i) => `word${i}${i % 12 === 11 ? '\n' : ' '}`).join('');
+// The document id (file_path) is the file name here, as the original identified documents: its chunk ids are the
+// original's. DESIGN §4b puts the document id in the file name's place.
 const doc: LoadedDocument = {
   filename: 'doc.pdf',
-  file_path: '/d/doc.pdf',
+  file_path: 'doc.pdf',
   file_type: 'PDF',
   pages: [
     { page_number: 0, text: page0 },
@@ -130,17 +132,25 @@ describe('three-level hierarchy (spec §6.11)', () => {
 
   test('a blank page gives no chunks; every chunk carries the document identity', () => {
     expect(chunks.some((c) => c.page_number === 2)).toBe(false);
-    expect(new Set(chunks.map((c) => `${c.filename}|${c.file_path}|${c.file_type}`))).toEqual(new Set(['doc.pdf|/d/doc.pdf|PDF']));
+    expect(new Set(chunks.map((c) => `${c.filename}|${c.file_path}|${c.file_type}`))).toEqual(new Set(['doc.pdf|doc.pdf|PDF']));
     expect(countLevels(chunks)).toEqual({ l1: 8, l2: 14, l3: 25 });
   });
 
   test('a short page is one chunk at each level, with the stripped text', () => {
-    const small = buildHierarchy(sanitizeDocument({ filename: 'a.md', file_path: '/a.md', file_type: 'Markdown', pages: [{ page_number: 0, text: '\n  你好，世界。 \n' }] }));
+    const small = buildHierarchy(sanitizeDocument({ filename: 'a.md', file_path: 'a.md', file_type: 'Markdown', pages: [{ page_number: 0, text: '\n  你好，世界。 \n' }] }));
     expect(small.map((c) => [c.chunk_id, c.text, c.chunk_idx])).toEqual([
       ['a.md::p0::l1::0', '你好，世界。', 0],
       ['a.md::p0::l2::0', '你好，世界。', 1],
       ['a.md::p0::l3::0', '你好，世界。', 2],
     ]);
+  });
+
+  test('DESIGN §4b: chunk ids start with the document id, so two files of one base name get distinct chunks', () => {
+    const of = (docId: string) => buildHierarchy(sanitizeDocument({ filename: 'README.md', file_path: docId, file_type: 'Markdown', pages: [{ page_number: 0, text: '同名文件。' }] }));
+    const [zod, openai] = [of('node_modules/zod/README.md'), of('node_modules/openai/README.md')];
+    expect(zod.map((c) => c.chunk_id)).toEqual(['node_modules/zod/README.md::p0::l1::0', 'node_modules/zod/README.md::p0::l2::0', 'node_modules/zod/README.md::p0::l3::0']);
+    expect(zod.every((c) => c.filename === 'README.md')).toBe(true);
+    expect(new Set([...zod, ...openai].map((c) => c.chunk_id)).size).toBe(6);
   });
 
   test('an empty document has no chunks', () => {

@@ -14,13 +14,13 @@ describe('ingestion batch state', () => {
     const first = batch.take(1_000);
     const second = batch.take(1_010);
     expect([first, second]).toEqual([
-      { index: 0, file: '/a/one.md', filename: 'one.md' },
-      { index: 1, file: '/a/two.pdf', filename: 'two.pdf' },
+      { index: 0, file: '/a/one.md', filename: 'one.md', docId: null },
+      { index: 1, file: '/a/two.pdf', filename: 'two.pdf', docId: null },
     ]);
     batch.fail(1, { type: 'CORRUPT_FILE', message: 'two.pdf: not a readable PDF' }, 1_050);
     expect(batch.progress()).toMatchObject({ batchLabel: 'nightly', total: 3, done: 1, ingested: 0, failed: 1, running: ['/a/one.md'] });
     batch.succeed(0, data(5), 1_100);
-    expect(batch.take(1_100)).toEqual({ index: 2, file: '/a/three.txt', filename: 'three.txt' });
+    expect(batch.take(1_100)).toEqual({ index: 2, file: '/a/three.txt', filename: 'three.txt', docId: null });
     batch.succeed(2, data(7), 1_200);
     expect(batch.take(1_200)).toBeNull();
     expect(batch.result(1_300)).toEqual({
@@ -54,6 +54,31 @@ describe('ingestion batch state', () => {
     expect(batch.result(270).flush).toEqual({ status: 'flushed', duration_ms: 250 });
     batch.finishFlush(300, { type: 'SERVICE_UNAVAILABLE', message: 'flushing the leaves failed: down' });
     expect(batch.result(300).flush).toEqual({ status: 'failed', duration_ms: 280, error: { type: 'SERVICE_UNAVAILABLE', message: 'flushing the leaves failed: down' } });
+  });
+
+  test('DESIGN §4b: with document ids, two files of one base name are two documents; a second file with a taken id fails', () => {
+    const batch = new IngestBatch(['/a/x.md', '/b/x.md', '/c/y.md'], 0, undefined, ['a/x.md', 'b/x.md', 'a/x.md'], 'docs_kb');
+    expect([batch.take(0), batch.take(0)]).toEqual([
+      { index: 0, file: '/a/x.md', filename: 'x.md', docId: 'a/x.md' },
+      { index: 1, file: '/b/x.md', filename: 'x.md', docId: 'b/x.md' },
+    ]);
+    expect(batch.take(0)).toBeNull();
+    batch.succeed(0, data(1), 1);
+    batch.succeed(1, data(1), 1);
+    const result = batch.result(2);
+    expect(result.kb).toBe('docs_kb');
+    expect(result.files.map((f) => [f.doc_id, f.status, f.error?.message])).toEqual([
+      ['a/x.md', 'ingested', undefined],
+      ['b/x.md', 'ingested', undefined],
+      ['a/x.md', 'failed', 'y.md: /a/x.md in this batch has the same document id "a/x.md" (one would replace the other); give one of them another id'],
+    ]);
+  });
+
+  test('workflow input: ids one per file and valid, the knowledge base a collection name', () => {
+    expect(IngestWorkflowInput.safeParse({ files: ['/a.md', '/b.md'], ids: ['a.md', 'b.md'], kb: 'docs_kb', replace: true }).success).toBe(true);
+    expect(IngestWorkflowInput.safeParse({ files: ['/a.md', '/b.md'], ids: ['a.md'] }).success).toBe(false);
+    expect(IngestWorkflowInput.safeParse({ files: ['/a.md'], ids: ['a::b'] }).success).toBe(false);
+    expect(IngestWorkflowInput.safeParse({ files: ['/a.md'], kb: 'no-hyphens' }).success).toBe(false);
   });
 
   test('a second file with a taken name fails when its turn comes; a result is settled once', () => {

@@ -1,0 +1,149 @@
+import { createInterface } from 'node:readline/promises';
+import type { Command } from 'commander';
+import { RagError } from '../../core/errors';
+import type { DocumentRecord, KbStats } from '../../core/knowledge/knowledge-base';
+import type { CliContext } from '../context';
+import type { KnowledgeAdmin } from '../host';
+
+/*
+ * `ragtime kb list|create|stats|drop` and `ragtime docs list|rm` (DESIGN §4b): knowledge bases and their documents
+ * as named objects, read and changed in this process with the configured Milvus and SQL store (as `search` does).
+ */
+
+async function withKnowledge<T>(context: CliContext, run: (admin: KnowledgeAdmin) => Promise<T>): Promise<T> {
+  const admin = context.host.openKnowledge(context.config);
+  try {
+    return await run(admin);
+  } finally {
+    await admin.close();
+  }
+}
+
+const table = (rows: string[][]): string => {
+  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => [...(row[column] ?? '')].length))) ?? [];
+  return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('  ')).join('\n');
+};
+
+function statsLines(stats: KbStats): string {
+  return [
+    `knowledge base ${stats.kb}`,
+    `  documents   ${stats.documents}`,
+    `  chunks      L1 ${stats.chunks.l1}  L2 ${stats.chunks.l2}  L3 ${stats.chunks.l3}`,
+    `  bytes       ${stats.bytes} (UTF-8 text of its chunks)`,
+    `  last ingest ${stats.last_ingest ?? '-'}`,
+  ].join('\n');
+}
+
+function documentRows(records: DocumentRecord[]): string {
+  if (records.length === 0) return '(no documents)';
+  return table([
+    ['id', 'source', 'pages', 'chunks L1/L2/L3', 'ingested at', 'sha256'],
+    ...records.map((r) => [r.doc_id, r.source || '-', String(r.pages), `${r.l1}/${r.l2}/${r.l3}`, r.ingested_at, r.content_hash ? r.content_hash.slice(0, 12) : '-']),
+  ]);
+}
+
+/** Asks at the terminal; true only for "y" or "yes". */
+async function confirm(question: string): Promise<boolean> {
+  const rl = createInterface({ input: process.stdin, output: process.stdout });
+  try {
+    return /^y(es)?$/i.test((await rl.question(question)).trim());
+  } finally {
+    rl.close();
+  }
+}
+
+export function registerKnowledgeBaseCommands(program: Command, context: CliContext): void {
+  const kb = program.command('kb').description('knowledge bases: list, create, stats, drop (a Milvus collection plus its parent rows and documents)');
+  kb.command('list')
+    .description('the knowledge bases of the configured Milvus, with their documents and leaves')
+    .option('--json', 'print them as JSON')
+    .action(async (flags: { json?: boolean }) =>
+      withKnowledge(context, async (admin) => {
+        const names = await admin.list();
+        const stats = await Promise.all(names.map((name) => admin.stats(name)));
+        if (flags.json) {
+          console.log(JSON.stringify(stats.map((s) => ({ ...s, default: s.kb === context.config.milvus.collection })), null, 2));
+          return;
+        }
+        if (stats.length === 0) {
+          console.log(`(no knowledge bases; \`ragtime kb create <name>\`, or ingest into the default one, ${context.config.milvus.collection})`);
+          return;
+        }
+        console.log(
+          table([
+            ['knowledge base', 'documents', 'L3 leaves', 'last ingest'],
+            ...stats.map((s) => [`${s.kb}${s.kb === context.config.milvus.collection ? ' (default)' : ''}`, String(s.documents), String(s.chunks.l3), s.last_ingest ?? '-']),
+          ]),
+        );
+      }),
+    );
+  kb.command('create')
+    .description('create a knowledge base (a no-op when it exists)')
+    .argument('<name>', 'letters, digits and _; a letter or _ first')
+    .action(async (name: string) =>
+      withKnowledge(context, async (admin) => {
+        const checked = context.kbOf(name);
+        const existed = (await admin.list()).includes(checked);
+        await admin.create(checked);
+        console.log(existed ? `knowledge base ${checked} exists already; nothing changed` : `created knowledge base ${checked}; ingest into it with \`ragtime ingest --kb ${checked} <files>\``);
+      }),
+    );
+  kb.command('stats')
+    .description('documents, chunks per level, characters and last ingest of a knowledge base')
+    .argument('[name]', 'default RAGTIME_KB')
+    .option('--json', 'print them as JSON')
+    .action(async (name: string | undefined, flags: { json?: boolean }) =>
+      withKnowledge(context, async (admin) => {
+        const stats = await admin.stats(context.kbOf(name));
+        console.log(flags.json ? JSON.stringify(stats, null, 2) : statsLines(stats));
+      }),
+    );
+  kb.command('drop')
+    .description('drop a knowledge base: its collection, parent rows and documents (asks on a terminal; --yes otherwise)')
+    .argument('<name>')
+    .option('--yes', 'do not ask')
+    .action(async (name: string, flags: { yes?: boolean }) =>
+      withKnowledge(context, async (admin) => {
+        const checked = context.kbOf(name);
+        const stats = await admin.stats(checked); // UNKNOWN_KB when there is nothing to drop
+        if (!flags.yes) {
+          if (!process.stdin.isTTY) {
+            throw new RagError('INVALID_INPUT', `dropping ${checked} deletes its ${stats.documents} document(s) and ${stats.chunks.l3} leaves; pass --yes to drop it without a terminal to ask on`);
+          }
+          if (!(await confirm(`drop knowledge base ${checked} with ${stats.documents} document(s) and ${stats.chunks.l3} leaves? [y/N] `))) {
+            console.log('nothing dropped');
+            return;
+          }
+        }
+        await admin.drop(checked);
+        console.log(`dropped knowledge base ${checked} (${stats.documents} document(s), ${stats.chunks.l3} leaves)`);
+      }),
+    );
+
+  const docs = program.command('docs').description('the documents of a knowledge base: list, rm');
+  docs
+    .command('list')
+    .description('id, source, pages, chunks, ingested at and content hash of every document')
+    .option('--kb <name>', 'knowledge base (default RAGTIME_KB)')
+    .option('--json', 'print them as JSON')
+    .action(async (flags: { kb?: string; json?: boolean }) =>
+      withKnowledge(context, async (admin) => {
+        const name = context.kbOf(flags.kb);
+        await admin.open(name); // UNKNOWN_KB when it does not exist
+        const records = await admin.documents.list(name);
+        console.log(flags.json ? JSON.stringify(records, null, 2) : documentRows(records));
+      }),
+    );
+  docs
+    .command('rm')
+    .description('remove a document: its leaves (from retrieval at once), then its parents and its record')
+    .argument('<id>', 'the document id (`ragtime docs list` shows them)')
+    .option('--kb <name>', 'knowledge base (default RAGTIME_KB)')
+    .action(async (id: string, flags: { kb?: string }) =>
+      withKnowledge(context, async (admin) => {
+        const name = context.kbOf(flags.kb);
+        const removed = await admin.removeDocument(name, id);
+        console.log(`removed document ${removed.doc_id} from ${name} (${removed.l1 + removed.l2} parents, ${removed.l3} leaves; read from ${removed.source || 'an unknown source'})`);
+      }),
+    );
+}
