@@ -44,7 +44,7 @@ if ! curl -fsS --max-time 5 "http://127.0.0.1:$TEMPORAL_UI_PORT/api/v1/settings"
   echo "      'make down && make demo' restarts it with one"
 fi
 
-step "ingest samples/knowledge into collection $MILVUS_COLLECTION"
+step "ingest samples/knowledge into knowledge base $MILVUS_COLLECTION"
 node bin/ragtime.js ingest samples/knowledge
 
 step "tour"
@@ -56,7 +56,7 @@ cat <<EOF
 Running in the background ('make status' shows them; logs under $(realpath --relative-to="$RAGTIME_ROOT" "$RAGTIME_DATA_DIR")/logs/):
   Temporal         $TEMPORAL_ADDRESS, Web UI http://127.0.0.1:$TEMPORAL_UI_PORT (payloads decrypted by the codec server)
   Codec server     http://127.0.0.1:$CODEC_PORT (token: $(realpath --relative-to="$RAGTIME_ROOT" "$RAGTIME_DATA_DIR")/codec/ui-token; the UI has it)
-  Milvus Lite      $MILVUS_ADDRESS (collection $MILVUS_COLLECTION)
+  Milvus Lite      $MILVUS_ADDRESS (knowledge base $MILVUS_COLLECTION)
   Embeddings       $EMBEDDING_BASE_URL (model $EMBEDDING_MODEL)
   ragtime worker   task queue ${TEMPORAL_TASK_QUEUE:-ragtime}, models $MODEL_PROVIDER
 Stop everything: make down

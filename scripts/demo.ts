@@ -160,7 +160,8 @@ function tryNext(visits: Array<{ stop: Stop; last: RagOutcome }>): void {
     [`npx ragtime trace ${idOf('complex')}`, 'route path, grades, retrieval meta and rounds of a run'],
     ['npx ragtime runs --status awaiting_input', 'runs waiting for a person (Temporal visibility)'],
     [`npx ragtime runs --session ${SESSION}`, "this tour's runs"],
-    [`MILVUS_COLLECTION=${config.milvus.collection} npx ragtime search "保修期"`, 'one retrieval in-process, with its diagnostics'],
+    [`npx ragtime search "保修期" --kb ${config.milvus.collection}`, 'one retrieval in-process, with its diagnostics'],
+    [`npx ragtime docs list --kb ${config.milvus.collection}`, 'the documents of the knowledge base (ragtime kb list: all of them)'],
     ['npx ragtime ingest <files or folders>', 'add your own documents (.md .txt .html .pdf .docx)'],
     ['npx ragtime --help', 'every command, and the exit codes'],
   ];
@@ -176,7 +177,7 @@ async function main(): Promise<void> {
   const files = readdirSync(KNOWLEDGE).filter((name) => !name.startsWith('.'));
   const models = offline ? 'offline policy (no API key)' : `openai (FAST_MODEL ${fastModel}, GRADE_MODEL ${gradeModel})`;
   out(`ragtime tour: ${TOUR.length} questions over samples/knowledge (${files.length} documents), one per route`);
-  out(`  models ${models} · collection ${config.milvus.collection} · task queue ${config.temporal.taskQueue} · session ${SESSION}`);
+  out(`  models ${models} · knowledge base ${config.milvus.collection} · task queue ${config.temporal.taskQueue} · session ${SESSION}`);
   const rag = await RagClient.connect({
     address: config.temporal.address,
     namespace: config.temporal.namespace,
