@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { registerAsk } from './commands/ask';
 import { registerCodecCommands } from './commands/codec';
+import { registerEval } from './commands/eval';
 import { registerIngest } from './commands/ingest';
 import { registerKnowledgeCommands } from './commands/knowledge';
 import { registerKnowledgeBaseCommands } from './commands/knowledge-bases';
@@ -37,6 +38,7 @@ export async function main(argv: string[], host: CliHost): Promise<number> {
     registerRunCommands(program, context, setExit);
     registerKnowledgeCommands(program, context, setExit);
     registerKnowledgeBaseCommands(program, context);
+    registerEval(program, context, setExit);
     registerIngest(program, context, setExit);
     registerCodecCommands(program, context, setExit);
     registerServe(program, context, setExit);

@@ -74,3 +74,5 @@ export type { CodecKeyring } from '../core/codec-keys';
 export type { RagStep } from '../core/progress/rag-step';
 export type { RagTrace } from '../core/schemas/rag-trace';
 export type { HitlSettings, RagOutcome } from '../core/schemas/run-io';
+/** What `RagClient.getRunRecord` returns: a run's retrievals (docs, meta, diagnostics), activities and duration. */
+export type { RetrievalRecord, RunRecord } from './run-record';

@@ -26,6 +26,7 @@ import type { ragWorkflow } from '../workflows/rag-workflow';
 import { RAG_KB, RAG_SESSION_ID, RAG_STATUS } from '../workflows/search-attributes';
 import { ragtimeDataConverter } from './codec/data-converter';
 import { explainWorkflowTaskFailure, toRagError } from './errors';
+import { readRunRecord, type RunRecord } from './run-record';
 
 export type RagClientOptions = {
   /** Temporal frontend, e.g. "127.0.0.1:7233". */
@@ -217,6 +218,18 @@ export class RagClient {
     const handle = this.temporal.workflow.getHandle<typeof ragWorkflow>(workflowId);
     const description = await handle.describe();
     return description.status.name === 'COMPLETED' ? handle.result() : null;
+  }
+
+  /**
+   * What the run's history records beyond its outcome: each retrieval with its docs, meta and diagnostics, the
+   * activities it scheduled and how long it took (sub-question children included). For evaluations and tools.
+   */
+  async getRunRecord(workflowId: string): Promise<RunRecord> {
+    try {
+      return await readRunRecord(this.temporal, workflowId);
+    } catch (error) {
+      throw toRagError(error, workflowId);
+    }
   }
 
   async close(): Promise<void> {

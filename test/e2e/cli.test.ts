@@ -10,10 +10,11 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import type { EvalReport } from '../../core/eval/report';
 import type { RetrievalResult } from '../../core/trace/writers';
 import type { RagOutcome } from '../../core/schemas/run-io';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from '../support/fake-openai-server';
@@ -328,6 +329,67 @@ describe('knowledge bases and documents (issue 12): kb list|create|stats|drop, d
     expect(twoWithId.code).toBe(2);
     expect(twoWithId.stderr).toContain('--id names one document');
   });
+});
+
+describe('ragtime eval (issue 13): the harness on the committed golden set samples/golden/products', () => {
+  const KB = `e2e_eval_${RUN}`;
+  const out = path.join(dataDir, 'eval-products');
+  type EvalJson = {
+    summary: EvalReport['summary'];
+    files: { json: string; md: string; html: string };
+    comparison: { regressions: Array<{ id: string }>; improvements: Array<{ id: string }> } | null;
+  };
+  afterAll(async () => {
+    await ragtime(['kb', 'drop', KB, '--yes']);
+  });
+
+  test('ingests the set into its knowledge base, asks every question through the workflows, writes the three reports', async () => {
+    const run = await ragtime(['eval', 'samples/golden/products', '--kb', KB, '--out', out, '--json'], offlineEnv, 150_000);
+    expect(run.code).toBe(0);
+    const { summary, files } = JSON.parse(run.stdout) as EvalJson;
+    expect(run.stderr).toContain(`ingesting 4 of 4 document(s) into ${KB}`);
+    expect(summary.n).toBe(10);
+    // Expected routes of the offline policy on this set (docs/offline-policy.md): every question right.
+    expect(summary.routes).toMatchObject({ accuracy: 1, answerable_answered: 1, unanswerable_not_answered: 1 });
+    expect(summary.routes.confusion).toEqual({ answer: { answer: 5 }, clarify: { clarify: 1 }, scope_select: { scope_select: 1 }, no_answer: expect.any(Object) });
+    expect(summary.retrieval.final.hit1).toBe(1);
+    expect([summary.answers.answered, summary.answers.contains_gold, summary.answers.verified]).toEqual([5, 1, 1]);
+    const report = JSON.parse(readFileSync(files.json, 'utf8')) as EvalReport;
+    expect(report.questions.map((q) => q.workflow_id)).toEqual(report.questions.map(() => expect.stringMatching(/^rag-eval-/)));
+    expect(readFileSync(files.md, 'utf8')).toContain('# Evaluation: products');
+    const html = readFileSync(files.html, 'utf8');
+    expect(html).toContain('route accuracy');
+    expect(html).toContain('<svg role="img" aria-label="questions kept at each stage"');
+  }, 180_000);
+
+  test('a second run reuses the knowledge base; --compare lists a regression and exits 1 beyond --max-regressions', async () => {
+    // The same documents, two questions: one whose gold answer the documents do not say (so this run gets it wrong).
+    const set = path.join(dataDir, 'golden-compare');
+    cpSync(path.join(REPO_ROOT, 'samples', 'golden', 'products', 'docs'), path.join(set, 'docs'), { recursive: true });
+    const questions = [
+      { id: 'warranty-aurora', question: 'Aurora X2 路由器的保修期是多久？', answerable: true, gold_doc_ids: ['Aurora X2 路由器.md'], gold_answers: ['5 年保修'] },
+      { id: 'absent-quantum', question: '量子计算机的散热怎么做？', answerable: false },
+    ];
+    writeFileSync(path.join(set, 'questions.jsonl'), questions.map((q) => JSON.stringify(q)).join('\n'));
+    const first = await ragtime(['eval', set, '--kb', KB, '--out', path.join(dataDir, 'eval-compare-1')], offlineEnv, 120_000);
+    expect(first.code).toBe(0);
+    expect(first.stderr).toContain(`reusing knowledge base ${KB}`);
+    expect(first.stdout).toContain('lost at  answer 1');
+    // The earlier report, doctored: the question this run gets wrong was right then.
+    const before = JSON.parse(readFileSync(path.join(dataDir, 'eval-compare-1', 'report.json'), 'utf8')) as EvalReport;
+    const doctored = path.join(dataDir, 'doctored-report.json');
+    before.questions = before.questions.map((q) => (q.id === 'warranty-aurora' ? { ...q, answer_contains_gold: true, attribution: null } : q));
+    writeFileSync(doctored, JSON.stringify(before));
+    const compared = await ragtime(['eval', set, '--kb', KB, '--out', path.join(dataDir, 'eval-compare-2'), '--compare', doctored], offlineEnv, 120_000);
+    expect(compared.code).toBe(1);
+    expect(compared.stdout).toContain('1 regression(s), 0 improvement(s)');
+    expect(compared.stdout).toContain('regression warranty-aurora: answer → answer (answer)');
+    const tolerated = await ragtime(['eval', set, '--kb', KB, '--out', path.join(dataDir, 'eval-compare-3'), '--compare', doctored, '--max-regressions', '1'], offlineEnv, 120_000);
+    expect(tolerated.code).toBe(0);
+    const badSet = await ragtime(['eval', path.join(dataDir, 'no-such-set')]);
+    expect(badSet.code).toBe(2);
+    expect(badSet.stderr).toContain('is not a golden set: it has no questions.jsonl');
+  }, 300_000);
 });
 
 describe('other commands', () => {
