@@ -28,7 +28,7 @@ export type AnswerRequest = {
  * signals.
  */
 export interface ChatModels {
-  /** e.g. "openai fast=gpt-4.1-mini grade=gpt-4.1 answer=gpt-4.1" or "offline-policy v1", shown in logs and memos. */
+  /** e.g. "openai fast=gpt-4.1-mini grade=gpt-4.1 answer=gpt-4.1" or "offline-policy v2", shown in logs and memos. */
   readonly describe: string;
   /** Who writes answers: the answer model's name, or the offline policy's extractive answerer. */
   readonly answerModel: string;

@@ -42,8 +42,8 @@ const TOUR: Stop[] = [
     shows: 'answer', took: (_f, last) => last.status === 'completed' && last.route === 'answer',
   },
   {
-    key: 'rewrite', title: 'rewrite: weak evidence, so one step-back rewrite; still weak, so it asks (left waiting)',
-    question: 'Aurora X2 支持 Mesh 组网吗？',
+    key: 'rewrite', title: 'rewrite: partial evidence, so one step-back rewrite; still partial, so it asks (left waiting)',
+    question: '丹瑾的护盾技能冷却时间是多少？',
     shows: 'rewrite', took: (_f, last) => Boolean(last.rag_trace?.rewrite_method) && last.status === 'awaiting_input',
   },
   {
@@ -52,7 +52,7 @@ const TOUR: Stop[] = [
     shows: 'clarify', took: (first, last) => first.route === 'clarify' && last.route === 'answer',
   },
   {
-    key: 'scope_select', title: 'scope_select: two manuals answer equally well, so it offers both; the tour picks one',
+    key: 'scope_select', title: 'scope_select: two manuals of different products answer it, so it offers both; the tour picks one',
     question: '怎么重置管理密码？', reply: { option: 1 },
     shows: 'scope_select', took: (first, last) => first.route === 'scope_select' && (first.hitl?.options.length ?? 0) >= 2 && last.route === 'answer',
   },

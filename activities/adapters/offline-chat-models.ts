@@ -1,38 +1,46 @@
-import { Jieba } from '@node-rs/jieba';
-import { dict } from '@node-rs/jieba/dict';
 import { extractiveAnswer } from '../../core/answer/extractive-answer';
 import { documentTexts } from '../../core/answer/answer-of-draft';
-import { offlineGrade } from '../../core/offline-policy/grade-policy';
+import { offlineGrade, type GradeInput } from '../../core/offline-policy/grade-policy';
 import { offlinePlan } from '../../core/offline-policy/plan-policy';
+import { namedWords, questionTerms } from '../../core/offline-policy/question-terms';
 import { offlineRewrite } from '../../core/offline-policy/rewrite-policy';
 import type { Chunk } from '../../core/schemas/retrieved-chunk';
 import type { AnswerDraft } from '../../core/schemas/answer';
 import type { AnswerRequest, ChatModels } from '../ports';
+import { inverseDocumentFrequency, searchTokens, taggedWords } from './jieba-reader';
 
 /** Version of the offline rules, shown in run memos and worker start-up lines. */
-export const OFFLINE_POLICY_VERSION = 'offline-policy v1';
+export const OFFLINE_POLICY_VERSION = 'offline-policy v2';
 /** The offline policy's answerer: sentences of the evidence, quoted (core/answer/extractive-answer.ts). */
 export const OFFLINE_ANSWERER = `${OFFLINE_POLICY_VERSION} extractive`;
 
-let jieba: Jieba | null = null;
-/** jieba's dictionary takes ~100 ms to load: once per process. */
-function tokenizer(): Jieba {
-  jieba ??= Jieba.withDict(dict);
-  return jieba;
-}
-
-export function tokenize(text: string): string[] {
-  return tokenizer().cutForSearch(text, true);
-}
-
 const titleOf = (filename: string): string => filename.replace(/\.[^./\\]+$/, '');
+
+/** What the offline grader reads of a question and its evidence: jieba's words and IDF, the titles' named things. */
+export function gradeInput(question: string, evidence: readonly Chunk[]): GradeInput {
+  const words = taggedWords(question);
+  const names = new Map<string, string[]>();
+  const titleNames = (title: string): string[] => {
+    if (!names.has(title)) names.set(title, namedWords(title, taggedWords(title)));
+    return names.get(title) as string[];
+  };
+  return {
+    question,
+    words,
+    terms: questionTerms(question, words, inverseDocumentFrequency),
+    evidence: evidence.map((chunk) => {
+      const title = titleOf(chunk.filename ?? '');
+      return { filename: chunk.filename ?? '', title, text: chunk.text ?? '', titleNames: titleNames(title) };
+    }),
+  };
+}
 
 /**
  * The offline answer writer: extractive. Its answers always verify, so a repair request never comes (it would get
  * the same answer). Also the answerer of test and benchmark doubles that script only the other models.
  */
 export async function offlineWriteAnswer({ question, evidence }: AnswerRequest): Promise<AnswerDraft> {
-  return extractiveAnswer(question, tokenize(question), documentTexts(evidence));
+  return extractiveAnswer(question, searchTokens(question), documentTexts(evidence));
 }
 
 /**
@@ -47,17 +55,11 @@ export function createOfflineChatModels(): ChatModels {
       return offlinePlan(question);
     },
     async gradeEvidence(question, _context, evidence: Chunk[]) {
-      return offlineGrade({
-        questionTokens: tokenize(question),
-        evidence: evidence.map((chunk) => ({
-          filename: chunk.filename ?? '',
-          title: titleOf(chunk.filename ?? ''),
-          text: chunk.text ?? '',
-        })),
-      });
+      return offlineGrade(gradeInput(question, evidence));
     },
     async planRewrite(question) {
-      return offlineRewrite(question, tokenize(question));
+      const words = taggedWords(question);
+      return offlineRewrite(question, words, questionTerms(question, words, inverseDocumentFrequency));
     },
     writeAnswer: offlineWriteAnswer,
   };

@@ -1,71 +1,141 @@
 import type { EvidenceGrade } from '../schemas/model-outputs';
-import { coverage, topicTerms, unresolvedSlot } from './text-signals';
+import { hitlPromptFor } from './hitl-prompts';
+import type { QuestionTerm, TaggedWord } from './question-terms';
+import { sentenceCoverage, termCoverage, textSimilarity } from './term-coverage';
+import { unresolvedSlot } from './text-signals';
 
 /*
- * The offline grader: documented thresholds over retrieval signals, in the spirit of CRAG's retrieval evaluator.
- * It judges only the evidence it is given (spec §7.1) and suggests a route; resolveRoute still decides.
- * Rules and limits: docs/offline-policy.md.
+ * The offline grader v2: documented thresholds over what the evidence holds of the question, in the spirit of CRAG's
+ * retrieval evaluator. It judges only the evidence it is given (spec §7.1) and suggests a route; resolveRoute still
+ * decides. Signals: IDF-weighted coverage of the question's precise-mode terms, the specific things it names
+ * (numbers, dates, names — required, whole tokens), and whether the documents that answer are about different
+ * things or say the same. Rules, calibration and limits: docs/offline-policy.md.
  */
 
-/** A question term share at or above this in the best chunk answers the question. */
-export const SUFFICIENT_COVERAGE = 0.75;
+/**
+ * A chunk names everything the question names and one of its sentences holds at least this weighted share of the
+ * question: the question is answered.
+ */
+export const SUFFICIENT_COVERAGE = 0.6;
 /** Below SUFFICIENT but at or above this, the evidence is on topic but partial: worth a rewrite. */
 export const PARTIAL_COVERAGE = 0.4;
 /** Below this over all the evidence together, the knowledge base has nothing on the question. */
 export const RELEVANT_COVERAGE = 0.2;
-/** Documents compete when each holds a chunk this close to the best chunk's coverage. */
-export const COMPETING_RATIO = 1.0;
+/** Another document competes with the best when its coverage is within this of the best's. */
+export const COMPETING_MARGIN = 0.05;
+/** Two documents at least this similar (character-bigram Jaccard) say the same thing: they agree, not compete. */
+export const DUPLICATE_SIMILARITY = 0.5;
 /** At most this many choices are offered for scope selection. */
 export const MAX_OPTIONS = 4;
 
-export type EvidenceSignal = { filename: string; title: string; text: string };
+/** The thresholds together: the grader runs on these; bench/calibrate-offline-grader.ts tries others. */
+export const GRADE_THRESHOLDS = {
+  sufficient: SUFFICIENT_COVERAGE,
+  partial: PARTIAL_COVERAGE,
+  relevant: RELEVANT_COVERAGE,
+  competingMargin: COMPETING_MARGIN,
+  duplicate: DUPLICATE_SIMILARITY,
+};
+export type GradeThresholds = typeof GRADE_THRESHOLDS;
 
-export type GradeInput = { questionTokens: string[]; evidence: EvidenceSignal[] };
+export type EvidenceSignal = {
+  filename: string;
+  title: string;
+  text: string;
+  /** The named things of its document's title (proper nouns, models: "Aurora", "X2"), lower-cased. */
+  titleNames: string[];
+};
+
+export type GradeInput = {
+  question: string;
+  /** The question's words with their parts of speech (jieba precise mode). */
+  words: TaggedWord[];
+  terms: QuestionTerm[];
+  evidence: EvidenceSignal[];
+};
+
+type Scored = EvidenceSignal & { share: number; complete: boolean };
 
 const round2 = (value: number): number => Math.round(value * 100) / 100;
 
-/** Distinct documents whose best chunk covers the question as well as the overall best chunk does. */
-function competingDocuments(terms: string[], evidence: EvidenceSignal[], best: number): EvidenceSignal[] {
-  const byFile = new Map<string, EvidenceSignal>();
-  for (const chunk of evidence) {
-    if (coverage(terms, chunk.text) >= best * COMPETING_RATIO && !byFile.has(chunk.filename)) byFile.set(chunk.filename, chunk);
+/**
+ * The documents the question does not pick between: besides the best, each document whose best complete chunk is
+ * within COMPETING_MARGIN of it, is not a near-duplicate of one already chosen (agreeing sources are one answer), and
+ * whose title names something the others' do not and the question does not name (a different product, a different
+ * entity). Returns [] when there is at most one.
+ */
+function competingDocuments(scored: readonly Scored[], best: Scored, terms: readonly QuestionTerm[], limits: GradeThresholds): Scored[] {
+  const named = new Set(terms.map((term) => term.term));
+  const ownNames = (chunk: Scored) => chunk.titleNames.filter((name) => ![...named].some((term) => term.includes(name) || name.includes(term)));
+  const chosen: Scored[] = [];
+  const files = new Set<string>();
+  for (const chunk of [best, ...scored]) {
+    if (files.has(chunk.filename) || !chunk.complete || chunk.share < best.share - limits.competingMargin) continue;
+    files.add(chunk.filename);
+    const names = ownNames(chunk);
+    if (names.length === 0) continue;
+    const distinct = chosen.every((other) => textSimilarity(other.text, chunk.text) < limits.duplicate && names.some((name) => !ownNames(other).includes(name)));
+    if (distinct) chosen.push(chunk);
   }
-  return [...byFile.values()];
+  return chosen.length >= 2 ? chosen : [];
 }
 
-export function offlineGrade(input: GradeInput): EvidenceGrade {
-  const terms = topicTerms(input.questionTokens);
-  const base = { missing_slots: [] as string[], hitl_prompt: '', hitl_options: [] as string[] };
-  const overall = coverage(terms, input.evidence.map((chunk) => chunk.text).join('\n'));
-  const best = Math.max(0, ...input.evidence.map((chunk) => coverage(terms, chunk.text)));
+export function offlineGrade(input: GradeInput, limits: GradeThresholds = GRADE_THRESHOLDS): EvidenceGrade {
+  const { terms, evidence } = input;
+  const prompt = (route: EvidenceGrade['route'], missingSlots: string[] = []) => ({ hitl_prompt: hitlPromptFor(input.question, route, missingSlots) });
+  const base = { missing_slots: [] as string[], hitl_options: [] as string[] };
+  const overall = termCoverage(terms, evidence.map((chunk) => chunk.text).join('\n'));
 
-  if (input.evidence.length === 0 || overall < RELEVANT_COVERAGE) {
-    return { ...base, relevance: 'none', answerability: 'none', ambiguity: 'none', route: 'no_knowledge', confidence: round2(1 - overall), reason: `offline: question terms covered ${round2(overall)} < ${RELEVANT_COVERAGE}` };
+  if (evidence.length === 0 || overall.share < limits.relevant) {
+    return {
+      ...base, ...prompt('no_knowledge'), relevance: 'none', answerability: 'none', ambiguity: 'none', route: 'no_knowledge', confidence: round2(1 - overall.share),
+      reason: `offline: the evidence holds ${round2(overall.share)} of the question (< ${limits.relevant})`,
+    };
   }
 
-  const slot = unresolvedSlot(input.questionTokens, terms);
+  const tokens = input.words.map((word) => word.word);
+  const slot = unresolvedSlot(tokens, terms.map((term) => term.term), input.question);
+  const scored: Scored[] = evidence
+    .map((chunk) => {
+      const coverage = sentenceCoverage(terms, chunk.text);
+      return { ...chunk, share: coverage.share, complete: coverage.missingRequired.length === 0 };
+    })
+    .sort((a, b) => Number(b.complete) - Number(a.complete) || b.share - a.share);
+  const best = scored[0] as Scored;
+
   if (slot) {
     return {
-      ...base, relevance: 'weak', answerability: 'partial', ambiguity: 'missing_slot', route: 'clarify', confidence: round2(best),
+      ...base, ...prompt('clarify', [slot]), relevance: 'weak', answerability: 'partial', ambiguity: 'missing_slot', route: 'clarify', confidence: round2(best.share),
       missing_slots: [slot], reason: `offline: the question refers to something it does not name (${slot})`,
     };
   }
 
-  const sufficient = best >= SUFFICIENT_COVERAGE;
-  const competing = sufficient ? competingDocuments(terms, input.evidence, best) : [];
-  if (competing.length >= 2) {
+  if (overall.missingRequired.length > 0) {
     return {
-      ...base, relevance: 'strong', answerability: 'partial', ambiguity: 'multiple_candidates', route: 'scope_select', confidence: round2(best),
-      hitl_options: competing.slice(0, MAX_OPTIONS).map((chunk) => chunk.title),
-      reason: `offline: ${competing.length} documents answer equally well`,
+      ...base, ...prompt('rewrite'), relevance: 'weak', answerability: 'none', ambiguity: 'none', route: 'rewrite', confidence: round2(best.share),
+      reason: `offline: the evidence never names ${overall.missingRequired.map((term) => `"${term}"`).join(', ')}`,
     };
   }
-  if (sufficient) {
-    return { ...base, relevance: 'strong', answerability: 'sufficient', ambiguity: 'none', route: 'answer', confidence: round2(best), reason: `offline: best chunk covers ${round2(best)} of the question terms` };
+
+  if (best.complete && best.share >= limits.sufficient) {
+    const competing = competingDocuments(scored, best, terms, limits);
+    if (competing.length >= 2) {
+      return {
+        ...base, ...prompt('scope_select'), relevance: 'strong', answerability: 'partial', ambiguity: 'multiple_candidates', route: 'scope_select', confidence: round2(best.share),
+        hitl_options: competing.slice(0, MAX_OPTIONS).map((chunk) => chunk.title),
+        reason: `offline: ${competing.length} documents about different things answer equally well`,
+      };
+    }
+    return {
+      ...base, ...prompt('answer'), relevance: 'strong', answerability: 'sufficient', ambiguity: 'none', route: 'answer', confidence: round2(best.share),
+      reason: `offline: one chunk holds ${round2(best.share)} of the question and everything it names`,
+    };
   }
-  const partial = best >= PARTIAL_COVERAGE;
+  const partial = best.share >= limits.partial;
   return {
-    ...base, relevance: 'weak', answerability: partial ? 'partial' : 'none', ambiguity: 'none', route: 'rewrite', confidence: round2(best),
-    reason: `offline: best chunk covers ${round2(best)} of the question terms (< ${SUFFICIENT_COVERAGE})`,
+    ...base, ...prompt('rewrite'), relevance: 'weak', answerability: partial ? 'partial' : 'none', ambiguity: 'none', route: 'rewrite', confidence: round2(best.share),
+    reason: best.complete
+      ? `offline: the best chunk holds ${round2(best.share)} of the question (< ${limits.sufficient})`
+      : `offline: no one chunk holds everything the question names`,
   };
 }

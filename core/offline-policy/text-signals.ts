@@ -1,3 +1,5 @@
+import { textLanguage } from '../text/language';
+
 /*
  * Text signals the offline policy reads: which question terms matter, and how much of them a chunk covers.
  * Tokens come from the caller (jieba in the adapter), so this stays pure.
@@ -10,6 +12,10 @@ export const STOPWORDS: ReadonlySet<string> = new Set([
   '什么', '怎么', '怎样', '如何', '哪', '哪个', '哪些', '哪里', '几', '多少', '请', '介绍', '一下', '说明', '是否', '能否',
   '可以', '能', '会', '要', '需要', '应该', '我', '你', '他', '她', '我们', '你们', '他们', '吗？', '呢？', '多', '么样',
   '多久', '多长', '多大', '多高', '多远', '哪儿', '为何', '是不是', '有没有',
+  // pointing words that jieba does not split (这一准则): the noun after them carries the topic
+  '这一', '那一', '这些', '那些',
+  // light verbs of "怎么做", "如何办": the asking, not the topic
+  '做', '办', '弄', '搞',
   // measure words that jieba splits off a reference (这款 → 这 + 款)
   '款', '位', '台', '部', '件', '项', '条', '只',
   'the', 'a', 'an', 'of', 'to', 'in', 'on', 'for', 'is', 'are', 'was', 'were', 'be', 'been', 'what', 'which', 'how',
@@ -45,20 +51,23 @@ export function coverage(terms: readonly string[], text: string): number {
   return terms.filter((term) => haystack.includes(term)).length / terms.length;
 }
 
-/** The slot a reference leaves open ("这个角色" → 角色名), or null when the question names what it asks about. */
-export function unresolvedSlot(tokens: readonly string[], terms: readonly string[]): string | null {
+/**
+ * The slot a reference leaves open ("这个角色" → 角色名, "this product" → product name), or null when the question
+ * names what it asks about.
+ */
+export function unresolvedSlot(tokens: readonly string[], terms: readonly string[], question = tokens.join('')): string | null {
   const lowered = tokens.map((token) => token.trim().toLowerCase());
   const referenceAt = lowered.findIndex((token) => (REFERENCE_WORDS as readonly string[]).includes(token));
   if (referenceAt < 0) return null;
   const named = terms.filter((term) => !(term in SLOT_NOUNS) && !GENERIC_TERMS.has(term));
   if (named.length > 0) return null;
   const slotNoun = lowered.slice(referenceAt + 1).find((token) => token in SLOT_NOUNS);
-  return slotNoun ? (SLOT_NOUNS[slotNoun] as string) : '具体对象';
+  return slotNoun ? (SLOT_NOUNS[slotNoun] as string) : textLanguage(question) === 'zh' ? '具体对象' : 'the specific item';
 }
 
 /** Attribute words that ask about an aspect, not name a thing (so "这个角色的属性" still names nothing). */
 export const GENERIC_TERMS: ReadonlySet<string> = new Set([
   '属性', '参数', '规格', '价格', '定位', '技能', '机制', '性能', '作用', '功能', '用法', '配置', '设置', '步骤', '方法',
   '原理', '特点', '区别', '优点', '缺点', '含义', '定义', '时间', '要求', '条件', '限制', '流程', '费用', '型号', '版本',
-  'price', 'parameters', 'specs', 'settings', 'steps', 'usage', 'configuration', 'features', 'limits', 'requirements',
+  'price', 'cost', 'parameters', 'specs', 'settings', 'steps', 'usage', 'configuration', 'features', 'limits', 'requirements',
 ]);

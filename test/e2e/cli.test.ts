@@ -178,7 +178,7 @@ describe('offline policy provider: one run per route (exit 0 completed, 3 awaiti
     expect(run.stdout).toMatch(/why {2}relevance strong, answerability sufficient/);
     const id = /run (rag-\S+)/.exec(run.stdout)?.[1] as string;
     const trace = await ragtime(['trace', id]);
-    expect(trace.stdout).toMatch(/answer: \d+ chars, \d+ citation\(s\), verified; offline-policy v1 extractive, answer-v1, \d+ ms/);
+    expect(trace.stdout).toMatch(/answer: \d+ chars, \d+ citation\(s\), verified; offline-policy v2 extractive, answer-v1, \d+ ms/);
   });
 
   test('answer, in English', async () => {
@@ -189,7 +189,7 @@ describe('offline policy provider: one run per route (exit 0 completed, 3 awaiti
   });
 
   test('rewrite (step-back), then clarify once the rewrite is spent', async () => {
-    const { code, json } = await ask('Aurora X2 支持 Mesh 组网吗？');
+    const { code, json } = await ask('丹瑾的护盾技能冷却时间是多少？');
     expect(code).toBe(3);
     expect(json).toMatchObject({ status: 'awaiting_input', route: 'clarify', retrieval_status: 'needs_clarification' });
     expect(json.rag_trace).toMatchObject({ rewrite_method: 'step_back', retrieval_stage: 'rewritten' });
@@ -200,6 +200,13 @@ describe('offline policy provider: one run per route (exit 0 completed, 3 awaiti
     expect(trace.code).toBe(0);
     expect(trace.stdout).toContain('path simple → rewrite (step-back) → clarify (waiting)');
     expect(trace.stdout).toContain('rewrite step_back:');
+  });
+
+  test('a name the evidence never holds (Mesh): one rewrite, then no_knowledge, not a clarification', async () => {
+    const { code, json } = await ask('Aurora X2 支持 Mesh 组网吗？');
+    expect(code).toBe(0);
+    expect(json).toMatchObject({ status: 'completed', route: 'no_knowledge', retrieval_status: 'no_knowledge' });
+    expect(json.rag_trace).toMatchObject({ rewrite_method: 'step_back', evidence_reason: 'offline: the evidence never names "mesh"' });
   });
 
   test('clarify: one HITL round through ask --json and answer --json', async () => {

@@ -1,0 +1,40 @@
+import { createOfflineChatModels, gradeInput } from '../../../activities/adapters/offline-chat-models';
+import { EvidenceGrade, RewritePlan } from '../../../core/schemas/model-outputs';
+import type { Chunk } from '../../../core/schemas/retrieved-chunk';
+
+// The offline provider with the real jieba (a library, not a service): precise-mode words, its IDF table, titles.
+const models = createOfflineChatModels();
+const chunk = (filename: string, text: string): Chunk => ({ filename, text });
+
+describe('offline policy v2 with jieba', () => {
+  test('the step-back rewrite reads: no overlapping search-mode fragments', async () => {
+    const plan = RewritePlan.parse(await models.planRewrite('量子计算机的散热怎么做？'));
+    expect(plan.step_back_question).toBe('量子计算机散热的基本概念、原理和相关说明是什么？');
+    const award = RewritePlan.parse(await models.planRewrite('哪部电影获得了百花奖最佳影片奖？'));
+    expect(award.step_back_question).not.toMatch(/百花百花|影片影片/);
+  });
+
+  test('terms are weighted by IDF: a rare name outweighs a common verb', () => {
+    const { terms } = gradeInput('硼砂的分子式是什么？', []);
+    expect(terms.map((t) => t.term)).toEqual(['硼砂', '分子式']);
+    expect(terms[0]!.weight).toBeGreaterThan(10);
+  });
+
+  test('a bare digit is not found inside a larger number; 年 and 月 are not topic terms', async () => {
+    const { terms } = gradeInput('8月发生了什么？', []);
+    expect(terms.map((t) => t.term)).toEqual(['8', '发生']);
+    const grade = EvidenceGrade.parse(await models.gradeEvidence('8月发生了什么？', '', [chunk('a.txt', '2018年12月28日发生了地震。')]));
+    expect(grade.route).not.toBe('answer');
+  });
+
+  test('agreeing sources are answered; products the question does not pick between are a choice', async () => {
+    const text = '硼砂的分子式为Na2B4O7·10H2O，是一种含结晶水的硼酸盐。它常用作清洁剂。';
+    const agree = await models.gradeEvidence('硼砂的分子式是什么？', '', [chunk('DEV_1.txt', text), chunk('DEV_1-second-source.txt', `资料汇编：硼砂\n\n它常用作清洁剂。${text.split('。')[0]}。`)]);
+    expect(EvidenceGrade.parse(agree).route).toBe('answer');
+    const choose = await models.gradeEvidence('如何重置密码？', '', [
+      chunk('Aurora路由器手册.md', 'Aurora 路由器重置密码：长按 reset 键 10 秒。'),
+      chunk('Nimbus摄像头手册.md', 'Nimbus 摄像头重置密码：在 App 中选择设备后点击重置。'),
+    ]);
+    expect(EvidenceGrade.parse(choose)).toMatchObject({ route: 'scope_select', hitl_options: ['Aurora路由器手册', 'Nimbus摄像头手册'] });
+  });
+});
