@@ -27,6 +27,7 @@ import { RAG_KB, RAG_SESSION_ID, RAG_STATUS } from '../workflows/search-attribut
 import { ragtimeDataConverter } from './codec/data-converter';
 import { explainWorkflowTaskFailure, toRagError } from './errors';
 import { readRunRecord, type RunRecord } from './run-record';
+import { answerForOptions, mayNameAnOption } from '../core/run/option-answer';
 
 export type RagClientOptions = {
   /** Temporal frontend, e.g. "127.0.0.1:7233". */
@@ -161,12 +162,18 @@ export class RagClient {
     return { workflowId, sessionId: input.sessionId, startOptions };
   }
 
-  /** Sends the person's answer to a waiting run and returns its next outcome (completed, or asking again). */
+  /**
+   * Sends the person's answer to a waiting run and returns its next outcome (completed, or asking again). A number
+   * that names one of the run's options (scope_select) sends that option; one that names none is refused
+   * (INVALID_INPUT, listing them) and nothing is sent.
+   */
   async answer(workflowId: string, text: string): Promise<RagOutcome> {
     const parsed = HitlAnswer.safeParse(text);
     if (!parsed.success) throw new RagError('INVALID_INPUT', describeZodError('invalid answer', parsed.error));
+    // A number may name one of the options the run offers: the option is sent, or the number is refused.
+    const answer = mayNameAnOption(text) ? answerForOptions(text, (await this.getOutcome(workflowId)).hitl?.options ?? []) : text;
     try {
-      return await this.temporal.workflow.getHandle(workflowId).executeUpdate(submitHitlAnswerUpdate, { args: [text] });
+      return await this.temporal.workflow.getHandle(workflowId).executeUpdate(submitHitlAnswerUpdate, { args: [answer] });
     } catch (error) {
       throw (await explainWorkflowTaskFailure(this.temporal, workflowId, error)) ?? toRagError(error, workflowId);
     }

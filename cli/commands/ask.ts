@@ -1,24 +1,21 @@
-import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { RagError, describeZodError } from '../../core/errors';
 import { RagWorkflowInput, type RagOutcome } from '../../core/schemas/run-io';
 import { newRagWorkflowId, type RagClient } from '../../client/rag-client';
 import type { CliContext } from '../context';
+import { readAnswer, terminalLine } from '../prompt-answer';
 import { followProgress } from '../render/progress';
 import { exitCodeOf, renderOutcome } from '../render/outcome';
 
 type AskFlags = { session: string; kb?: string; json?: boolean; interactive?: boolean };
 
-/** Reads the person's answer at the terminal; a number picks an option. */
-async function promptForAnswer(outcome: RagOutcome): Promise<string> {
-  const rl = createInterface({ input: process.stdin, output: process.stdout });
+/** The person's answer at the terminal, or null when they left it waiting (cli/prompt-answer.ts). */
+async function promptForAnswer(outcome: RagOutcome): Promise<string | null> {
+  const terminal = terminalLine();
   try {
-    const options = outcome.hitl?.options ?? [];
-    const text = (await rl.question(options.length ? 'your answer (number or text): ' : 'your answer: ')).trim();
-    const picked = /^\d+$/.test(text) ? options[Number(text) - 1] : undefined;
-    return picked ?? text;
+    return await readAnswer(outcome.hitl?.options ?? [], terminal.askLine, (line) => console.log(line));
   } finally {
-    rl.close();
+    terminal.close();
   }
 }
 
@@ -51,6 +48,11 @@ export function registerAsk(program: Command, context: CliContext, setExit: (cod
       while (interactive && outcome.status === 'awaiting_input') {
         console.log(renderOutcome(outcome, context.uiBaseUrl));
         const answer = await promptForAnswer(outcome);
+        if (answer === null) {
+          console.log(`\nleft waiting; answer it later with: ragtime answer ${workflowId} "<your answer>"`);
+          setExit(exitCodeOf(outcome));
+          return;
+        }
         outcome = await withProgress(rag.answer(workflowId, answer));
       }
       console.log(flags.json ? JSON.stringify(outcome, null, 2) : renderOutcome(outcome, context.uiBaseUrl));

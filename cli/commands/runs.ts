@@ -1,6 +1,6 @@
 import type { Command } from 'commander';
 import { RagError, describeZodError } from '../../core/errors';
-import { HitlAnswer } from '../../core/schemas/run-io';
+import { HitlAnswer, RunStatus } from '../../core/schemas/run-io';
 import type { CliContext } from '../context';
 import { exitCodeOf, renderOutcome } from '../render/outcome';
 import { renderAnswerRecord } from '../render/answer';
@@ -57,19 +57,25 @@ export function registerRunCommands(program: Command, context: CliContext, setEx
     .option('--limit <n>', 'at most this many', '20')
     .option('--json', 'print as JSON')
     .action(async (flags: { session?: string; status?: string; limit: string; json?: boolean }) => {
+      // Checked before connecting: a filter that matches nothing by mistake looks like "no runs".
+      if (flags.status !== undefined && !RunStatus.safeParse(flags.status).success) {
+        throw new RagError('INVALID_INPUT', `--status ${flags.status} is not one of ${RunStatus.options.join(', ')}`);
+      }
+      const limit = Number(flags.limit);
+      if (!/^\d+$/.test(flags.limit) || limit < 1 || limit > 1000) throw new RagError('INVALID_INPUT', `--limit ${flags.limit} is not a whole number from 1 to 1000`);
       const rag = await context.client();
       const filters = ['WorkflowType = "ragWorkflow"'];
       if (flags.session) filters.push(`RagSessionId = ${quote(flags.session)}`);
       if (flags.status) filters.push(`RagStatus = ${quote(flags.status)}`);
       const rows: Array<Record<string, unknown>> = [];
-      for await (const run of rag.temporal.workflow.list({ query: filters.join(' AND '), pageSize: Number(flags.limit) })) {
+      for await (const run of rag.temporal.workflow.list({ query: filters.join(' AND '), pageSize: limit })) {
         const attributes = run.typedSearchAttributes;
         const get = (name: string) => attributes.getAll().find((pair) => pair.key.name === name)?.value;
         rows.push({
           workflowId: run.workflowId, started: run.startTime.toISOString(), session: get('RagSessionId'), status: get('RagStatus'),
           route: get('RagRoute'), complexity: get('RagComplexity'), rounds: get('RagHitlRounds'),
         });
-        if (rows.length >= Number(flags.limit)) break;
+        if (rows.length >= limit) break;
       }
       // Visibility lists open runs before closed ones; people read a list of runs newest first.
       rows.sort((a, b) => String(b.started).localeCompare(String(a.started)));

@@ -15,7 +15,23 @@ export const DEFAULT_ANSWER_TIMEOUT_MS = 7 * 24 * 60 * 60 * 1000;
 /** How many clarification questions one run may ask by default. */
 export const DEFAULT_MAX_HITL_ROUNDS = 3;
 
-export const Question = z.string().trim().min(1, 'question is empty after trimming').max(QUESTION_MAX_LENGTH);
+/**
+ * Text a person typed, refused when it cannot be meant: trimmed, 1–`max` characters, well-formed Unicode (no lone
+ * surrogate, which no embedder or tokenizer reads), no control characters (NUL and the like; tab and newlines are
+ * fine) and at least one visible character (not only zero-width or format characters).
+ */
+export function personText(what: string, max: number) {
+  return z
+    .string()
+    .trim()
+    .min(1, { message: `${what} is empty after trimming`, abort: true })
+    .max(max, { abort: true })
+    .refine((text) => !/\p{Cs}/u.test(text), { message: `${what} is not valid Unicode: it holds a lone surrogate`, abort: true })
+    .refine((text) => !/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/u.test(text), { message: `${what} holds a control character (such as NUL)`, abort: true })
+    .refine((text) => /[^\p{Cf}\p{Z}\s]/u.test(text), `${what} has no visible character (only spaces or zero-width characters)`);
+}
+
+export const Question = personText('question', QUESTION_MAX_LENGTH);
 
 export const SessionId = z
   .string()
@@ -24,7 +40,7 @@ export const SessionId = z
   .max(200)
   .regex(/^[\w.:@-]+$/, 'sessionId may hold letters, digits and _ . : @ - only');
 
-export const HitlAnswer = z.string().trim().min(1, 'answer is empty after trimming').max(ANSWER_MAX_LENGTH);
+export const HitlAnswer = personText('answer', ANSWER_MAX_LENGTH);
 
 export const HitlSettings = z.strictObject({
   answerTimeoutMs: z.number().int().positive().default(DEFAULT_ANSWER_TIMEOUT_MS),

@@ -236,11 +236,18 @@ describe('offline policy provider: one run per route (exit 0 completed, 3 awaiti
     const asked = await ask('怎么重置管理密码？');
     expect(asked.code).toBe(3);
     expect(asked.json).toMatchObject({ status: 'awaiting_input', route: 'scope_select', retrieval_status: 'needs_scope_selection' });
-    expect([...(asked.json.hitl?.options ?? [])].sort()).toEqual(['Aurora X2 路由器', 'Nimbus C1 摄像头']);
-    const answered = await ragtimeJson<RagOutcome>(['answer', asked.json.workflowId, 'Nimbus C1 摄像头']);
+    const options = asked.json.hitl?.options ?? [];
+    expect([...options].sort()).toEqual(['Aurora X2 路由器', 'Nimbus C1 摄像头']);
+    // A number that names no option is refused with the list, and nothing is sent (issue 14 §9)…
+    const outOfRange = await ragtime(['answer', asked.json.workflowId, '9']);
+    expect(outOfRange.code).toBe(2);
+    expect(outOfRange.stderr).toContain(`ragtime: INVALID_INPUT: option 9 does not exist: the run offers 1. ${options[0]}; 2. ${options[1]}; nothing was sent`);
+    // …and one that does picks that option.
+    const answered = await ragtimeJson<RagOutcome>(['answer', asked.json.workflowId, String(options.indexOf('Nimbus C1 摄像头') + 1)]);
     expect(answered.code).toBe(0);
     expect(answered.json).toMatchObject({ status: 'completed', route: 'answer' });
     expect(answered.json.docs[0]?.filename).toBe('Nimbus C1 摄像头.md');
+    expect(answered.json.rounds[0]).toMatchObject({ answer: 'Nimbus C1 摄像头', outcome: 'answered' });
   });
 
   test('no_knowledge', async () => {
@@ -413,10 +420,24 @@ describe('other commands', () => {
 
 describe('errors: one line naming the problem and the fix', () => {
   test('invalid input exits 2 before connecting to anything', async () => {
-    const run = await ragtime(['ask', '   ', '--json'], { ...offlineEnv, TEMPORAL_ADDRESS: '127.0.0.1:1' });
+    const unreachable = { ...offlineEnv, TEMPORAL_ADDRESS: '127.0.0.1:1' };
+    for (const [args, message] of [
+      [['runs', '--status', 'bogus'], '--status bogus is not one of running, awaiting_input, completed, failed'],
+      [['runs', '--limit', 'abc'], '--limit abc is not a whole number from 1 to 1000'],
+      [['runs', '--limit', '0'], '--limit 0 is not a whole number from 1 to 1000'],
+    ] as const) {
+      const refused = await ragtime([...args], unreachable);
+      expect([refused.code, refused.stderr.trim()]).toEqual([2, `ragtime: INVALID_INPUT: ${message}`]);
+    }
+    const run = await ragtime(['ask', '   ', '--json'], unreachable);
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');
     expect(run.stderr.trim()).toMatchInlineSnapshot(`"ragtime: INVALID_INPUT: invalid question: ✖ question is empty after trimming → at question"`);
+    // Text no embedder reads (issue 14 §7): refused the same way, before anything starts.
+    for (const [question, why] of [['\u200b\u200d', 'no visible character'], ['Aurora\u0007保修期', 'control character']] as const) {
+      const refused = await ragtime(['ask', question, '--json'], { ...offlineEnv, TEMPORAL_ADDRESS: '127.0.0.1:1' });
+      expect([refused.code, refused.stderr.includes(why)]).toEqual([2, true]);
+    }
   });
 
   test('Temporal unreachable exits 4, naming it and how to start it', async () => {

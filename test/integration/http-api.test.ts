@@ -82,6 +82,17 @@ describe('runs', () => {
     expect(JSON.parse(again.body)).toMatchObject({ error: 'NOT_AWAITING_INPUT' });
   });
 
+  test('an answer that is an option number picks the option; one that names none is 400 with the list, and nothing is sent', async () => {
+    const first = outcomeOf((await post('/api/runs', { question: clarifyQuestion('一'), sessionId: sessionId() })).body);
+    expect(first.hitl?.options).toEqual(['丹瑾', '丹恒']);
+    const refused = await post(`/api/runs/${first.workflowId}/answer`, { answer: '3' });
+    expect(refused.statusCode).toBe(400);
+    expect(JSON.parse(refused.body)).toEqual({ error: 'INVALID_INPUT', message: 'option 3 does not exist: the run offers 1. 丹瑾; 2. 丹恒; nothing was sent' });
+    expect(RunView.parse(JSON.parse((await get(`/api/runs/${first.workflowId}`)).body)).outcome).toMatchObject({ status: 'awaiting_input', rounds: [expect.objectContaining({ outcome: 'waiting', answer: null })] });
+    const picked = outcomeOf((await post(`/api/runs/${first.workflowId}/answer`, { answer: '2' })).body);
+    expect(picked).toMatchObject({ status: 'completed', rounds: [expect.objectContaining({ answer: '丹恒', outcome: 'answered' })] });
+  });
+
   test('POST /api/runs with wait=false answers 202 at once with the run to follow', async () => {
     const session = sessionId();
     const response = await post('/api/runs', { question: simpleQuestion(`${SLOW}守岸人`), sessionId: session, wait: false });

@@ -249,6 +249,11 @@ describe('validation: every input through zod, one readable line', () => {
       ['/api/runs', { question: 'q', sessionId: '../etc' }],
       ['/api/runs', { question: 'q', hitl: { maxRounds: 99 } }],
       ['/api/runs/rag-s-1-12345678/answer', { answer: '' }],
+      // Text no embedder can read (issue 14 §7): a lone surrogate, a NUL byte, only zero-width characters.
+      ['/api/runs', { question: 'Aurora \ud800 保修期' }],
+      ['/api/runs', { question: 'Aurora\u0000保修期' }],
+      ['/api/runs', { question: '\u200b\u200c\u200d\ufeff\u2060' }],
+      ['/api/runs/rag-s-1-12345678/answer', { answer: '\u200b' }],
     ];
     const messages: string[] = [];
     for (const [url, payload] of cases) {
@@ -268,6 +273,10 @@ describe('validation: every input through zod, one readable line', () => {
   "invalid body: sessionId: sessionId may hold letters, digits and _ . : @ - only; sessionId: sessionId must not contain ".."",
   "invalid body: hitl.maxRounds: Too big: expected number to be <=10",
   "invalid body: answer: answer is empty after trimming",
+  "invalid body: question: question is not valid Unicode: it holds a lone surrogate",
+  "invalid body: question: question holds a control character (such as NUL)",
+  "invalid body: question: question has no visible character (only spaces or zero-width characters)",
+  "invalid body: answer: answer has no visible character (only spaces or zero-width characters)",
 ]
 `);
   });

@@ -9,6 +9,7 @@ import {
 import { HitlResumeState } from '../../../core/schemas/hitl-resume-state';
 import { RETRIEVED_CHUNK_FIELDS, RetrievedChunk } from '../../../core/schemas/retrieved-chunk';
 import { EvidenceGrade } from '../../../core/schemas/model-outputs';
+import { HitlAnswer, Question } from '../../../core/schemas/run-io';
 
 describe('trace protocol schemas (spec §5)', () => {
   test('field counts: RagTrace 59, RagSubTrace 58, RetrievedChunk 6, HitlResumeState 7, R 26, GRADE 10', () => {
@@ -55,5 +56,29 @@ describe('trace protocol schemas (spec §5)', () => {
     expect(EvidenceGrade.safeParse({ relevance: 'weak', answerability: 'partial', route: 'rewrite', confidence: 1.2 }).success).toBe(false);
     expect(EvidenceGrade.safeParse({ relevance: 'weak', answerability: 'partial', route: 'select' }).success).toBe(false);
     expect(EvidenceGrade.safeParse({ answerability: 'partial', route: 'answer' }).success).toBe(false);
+  });
+});
+
+describe('text a person typed (issue 14 §7): refused when no embedder could read it', () => {
+  const problem = (text: string) => {
+    const parsed = Question.safeParse(text);
+    return parsed.success ? null : parsed.error.issues.map((issue) => issue.message).join('; ');
+  };
+  test.each([
+    ['a lone high surrogate', 'Aurora \ud800 保修期', 'question is not valid Unicode: it holds a lone surrogate'],
+    ['a lone low surrogate', '\udc00', 'question is not valid Unicode: it holds a lone surrogate'],
+    ['a NUL byte', 'Aurora\u0000保修期', 'question holds a control character (such as NUL)'],
+    ['an escape character', 'a\u001bb', 'question holds a control character (such as NUL)'],
+    ['only zero-width characters', '\u200b\u200c\u200d\u2060', 'question has no visible character (only spaces or zero-width characters)'],
+    ['zero-width and spaces', '\u200b \u3000 \u200d', 'question has no visible character (only spaces or zero-width characters)'],
+    ['only spaces', '   ', 'question is empty after trimming'],
+  ])('%s → one clear message', (_what, text, message) => {
+    expect(problem(text)).toBe(message);
+  });
+
+  test('well-formed text passes: emoji (surrogate pairs), tabs and newlines, CJK, a zero-width joiner inside words', () => {
+    for (const text of ['保修期多久？👍', 'line one\n\tline two', 'Aurora X2 路由器', '👨‍👩‍👧 family plan']) expect(problem(text)).toBeNull();
+    expect(HitlAnswer.safeParse('\u200b').success).toBe(false);
+    expect(HitlAnswer.parse('  Aurora X2 ')).toBe('Aurora X2');
   });
 });
