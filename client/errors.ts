@@ -16,6 +16,10 @@ function isNotFound(error: unknown): boolean {
   return error instanceof WorkflowNotFoundError || (error as { code?: number } | null)?.code === 5;
 }
 
+/** An answer to a run that has finished. (An app may also continue from its snapshot: `ask` with `resumeFrom`.) */
+const finishedRun = (workflowId: string, cause: unknown) =>
+  new RagError('NOT_AWAITING_INPUT', `run "${workflowId}" has finished; it takes no more answers (ask the question again to continue)`, { cause });
+
 /**
  * Turns what the Temporal client throws into ragtime's closed error set, so an app handles one error type:
  * an unknown run, a run that is not waiting, or the workflow's own typed failure.
@@ -25,7 +29,7 @@ export function toRagError(error: unknown, workflowId: string): RagError {
   // The server reports an update or signal sent to a closed run as "not found" with this message, but the run
   // exists: it has finished, so it is not waiting for an answer.
   if (isNotFound(error) && error instanceof Error && /already completed/i.test(error.message)) {
-    return new RagError('NOT_AWAITING_INPUT', `run "${workflowId}" has finished; it takes no more answers (start a new run with resumeFrom to continue)`, { cause: error });
+    return finishedRun(workflowId, error);
   }
   if (isNotFound(error)) {
     return new RagError('UNKNOWN_RUN', `no ragtime run with workflow id "${workflowId}"; check the id (ragtime runs lists them)`, { cause: error });
@@ -37,7 +41,7 @@ export function toRagError(error: unknown, workflowId: string): RagError {
   }
   const message = error instanceof Error ? error.message : String(error);
   if (/already completed|workflow execution already|not running/i.test(message)) {
-    return new RagError('NOT_AWAITING_INPUT', `run "${workflowId}" has finished; it takes no more answers (start a new run with resumeFrom to continue)`, { cause: error });
+    return finishedRun(workflowId, error);
   }
   return new RagError('SERVICE_UNAVAILABLE', `Temporal call for "${workflowId}" failed: ${message}`, { cause: error });
 }

@@ -76,3 +76,5 @@ export type { RagTrace } from '../core/schemas/rag-trace';
 export type { HitlSettings, RagOutcome } from '../core/schemas/run-io';
 /** What `RagClient.getRunRecord` returns: a run's retrievals (docs, meta, diagnostics), activities and duration. */
 export type { RetrievalRecord, RunRecord } from './run-record';
+/** What `RagClient.listRuns` takes and returns: runs from visibility, by their search attributes. */
+export type { ListRunsFilter, RunRow } from './list-runs';

@@ -26,6 +26,7 @@ import type { ragWorkflow } from '../workflows/rag-workflow';
 import { RAG_KB, RAG_SESSION_ID, RAG_STATUS } from '../workflows/search-attributes';
 import { ragtimeDataConverter } from './codec/data-converter';
 import { explainWorkflowTaskFailure, toRagError } from './errors';
+import { listRuns, type ListRunsFilter, type RunRow } from './list-runs';
 import { readRunRecord, type RunRecord } from './run-record';
 import { answerForOptions, mayNameAnOption } from '../core/run/option-answer';
 
@@ -237,6 +238,17 @@ export class RagClient {
     } catch (error) {
       throw toRagError(error, workflowId);
     }
+  }
+
+  /**
+   * Runs from Temporal visibility, newest first: by session, by status (running, awaiting_input, completed, failed),
+   * at most `limit`. Read from search attributes only, so runs sealed with a key this process lacks still list;
+   * runs Temporal closed from outside show as terminated, cancelled or timed_out.
+   */
+  async listRuns(filter: ListRunsFilter): Promise<RunRow[]> {
+    return listRuns(this.temporal, filter).catch((error: unknown) => {
+      throw new RagError('SERVICE_UNAVAILABLE', `listing runs from Temporal visibility failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    });
   }
 
   async close(): Promise<void> {

@@ -11,6 +11,7 @@ import { createCodecHandler } from './codec/codec-handler';
 import { createHttpServer } from './http/create-http-server';
 import { createTenantDirectory } from './http/tenant-directory';
 import { createTokenVerifier } from './http/token-auth';
+import { listenError } from './listen-error';
 
 const noEmbedding = async (): Promise<number[][]> => {
   throw new Error('the HTTP API does not embed; ingestion runs on the workers');
@@ -67,7 +68,9 @@ export async function serveApi(config: RagConfig, rag: RagClient, options: Serve
       ...(codecHandler ? { codecHandler } : {}),
       logger: { level: options.logLevel },
     });
-    const url = await app.listen({ host: options.host, port: options.port });
+    const url = await app.listen({ host: options.host, port: options.port }).catch((error: unknown) => {
+      throw listenError(error, 'ragtime HTTP API', options.host, options.port, '--port or RAGTIME_API_PORT');
+    });
     const tenantNames = [...new Set(config.api.tokens.map((token) => token.tenant))];
     const banner =
       `ragtime HTTP API: ${url}\n` +

@@ -3,6 +3,7 @@ import { describeKeyring, type CodecKeyring } from '../core/codec-keys';
 import type { CodecServerSettings } from '../core/observability-config';
 import { createCodecHandler } from './codec/codec-handler';
 import { startCodecServer as listen } from './codec/codec-server';
+import { listenError } from './listen-error';
 
 export type RunningCodec = { url: string; banner: string; close(): Promise<void> };
 
@@ -16,7 +17,9 @@ export async function serveCodec(
   options: { host: string; port: number },
 ): Promise<RunningCodec> {
   const handler = createCodecHandler(new AesGcmCodec(keyring), { allowedOrigins: settings.allowedOrigins, tokenDigests: settings.tokens });
-  const running = await listen({ handler, host: options.host, port: options.port });
+  const running = await listen({ handler, host: options.host, port: options.port }).catch((error: unknown) => {
+    throw listenError(error, 'ragtime codec server', options.host, options.port, '--port or RAGTIME_CODEC_PORT');
+  });
   const banner =
     `ragtime codec server: ${running.url} (POST /encode, /decode; token in Authorization: Bearer, or ${running.url}/<token> for the Temporal UI)\n` +
     `  keys:     ${describeKeyring(keyring)} (${keyring.source})\n` +

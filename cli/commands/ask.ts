@@ -38,7 +38,11 @@ export function registerAsk(program: Command, context: CliContext, setExit: (cod
     .action(async (question: string, flags: AskFlags) => {
       // Bad input is refused before any connection, so it exits 2 whatever the state of the services.
       const input = RagWorkflowInput.safeParse({ question, sessionId: flags.session });
-      if (!input.success) throw new RagError('INVALID_INPUT', describeZodError('invalid question', input.error));
+      if (!input.success) {
+        // Name what is wrong: the question, or the --session value (issue 14 §13).
+        const what = input.error.issues[0]?.path[0] === 'sessionId' ? 'invalid --session' : 'invalid question';
+        throw new RagError('INVALID_INPUT', describeZodError(what, input.error));
+      }
       const kb = context.runKbOf(flags.kb);
       const rag = await context.clientWithWorker();
       const workflowId = newRagWorkflowId(flags.session);

@@ -10,21 +10,7 @@ import { RAG_KB } from '../../workflows/search-attributes';
 import type { CliContext } from '../context';
 import { documentInputs } from '../document-ids';
 import { EXIT } from '../exit-codes';
-
-function renderSummary(result: IngestBatchResult): string {
-  const lines = result.files.map((file) =>
-    file.status === 'ingested'
-      ? `  ok      ${file.doc_id ?? file.filename}  L1 ${file.l1}  L2 ${file.l2}  L3 ${file.l3}  ${file.duration_ms} ms`
-      : `  FAILED  ${file.doc_id ?? file.filename}  ${file.error?.type}: ${file.error?.message}`,
-  );
-  if (result.kb !== undefined) lines.unshift(`knowledge base ${result.kb}:`);
-  const t = result.totals;
-  lines.push(`${t.ingested}/${t.files} file(s) ingested, ${t.failed} failed; chunks L1 ${t.l1}, L2 ${t.l2}, L3 ${t.l3}; ${t.duration_ms} ms`);
-  const flush = result.flush;
-  if (flush?.status === 'flushed') lines.push(`leaves flushed (sealed for fast search) in ${flush.duration_ms} ms`);
-  if (flush?.status === 'failed') lines.push(`WARNING  flushing the leaves failed (${flush.error?.type}: ${flush.error?.message}); they are searchable, only slower, until the next batch flushes`);
-  return lines.join('\n');
-}
+import { renderIngestSummary } from '../render/ingest';
 
 export function registerIngest(program: Command, context: CliContext, setExit: (code: number) => void): void {
   program
@@ -65,7 +51,7 @@ export function registerIngest(program: Command, context: CliContext, setExit: (
         clearInterval(poll);
         bar?.stop();
       }
-      console.log(flags.json ? JSON.stringify(result, null, 2) : renderSummary(result));
+      console.log(flags.json ? JSON.stringify({ workflowId: handle.workflowId, ...result }, null, 2) : `${renderIngestSummary(result)}\nbatch ${handle.workflowId} (ragtime trace ${handle.workflowId})`);
       setExit(result.totals.failed > 0 ? EXIT.failed : EXIT.ok);
     });
 }

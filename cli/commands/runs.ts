@@ -5,8 +5,8 @@ import type { CliContext } from '../context';
 import { exitCodeOf, renderOutcome } from '../render/outcome';
 import { renderAnswerRecord } from '../render/answer';
 import { renderTraceTree } from '../render/trace-tree';
-
-const quote = (value: string): string => `"${value.replace(/["\\]/g, '')}"`;
+import { renderIngestBatch, renderSubQuestion } from '../render/workflow-views';
+import { toRagError } from '../../client/errors';
 
 export function registerRunCommands(program: Command, context: CliContext, setExit: (code: number) => void): void {
   program
@@ -32,11 +32,24 @@ export function registerRunCommands(program: Command, context: CliContext, setEx
 
   program
     .command('trace')
-    .description('show a run: route path, grades, retrieval meta, rounds')
+    .description('show a run (route path, grades, retrieval meta, rounds), a sub-question (<run>/sub-<n>) or an ingest batch')
     .argument('<workflowId>')
     .option('--json', 'print the outcome (with its normalized trace) as JSON')
     .action(async (workflowId: string, flags: { json?: boolean }) => {
-      const outcome = await (await context.client()).getOutcome(workflowId);
+      const rag = await context.client();
+      // Every workflow ragtime starts has a view: runs, their sub-question children, ingest batches.
+      const handle = rag.temporal.workflow.getHandle(workflowId);
+      const description = await handle.describe().catch((error: unknown) => {
+        throw toRagError(error, workflowId);
+      });
+      const state = { status: description.status.name, type: description.type, handle };
+      if (state.type === 'subQuestionWorkflow' || state.type === 'ingestWorkflow') {
+        const view = await (state.type === 'subQuestionWorkflow' ? renderSubQuestion(state) : renderIngestBatch(state));
+        console.log(flags.json ? JSON.stringify(view.json, null, 2) : view.text);
+        return;
+      }
+      if (state.type !== 'ragWorkflow') throw new RagError('INVALID_INPUT', `workflow "${workflowId}" is a ${state.type}, which ragtime did not start`);
+      const outcome = await rag.getOutcome(workflowId);
       if (flags.json) {
         console.log(JSON.stringify(outcome, null, 2));
         return;
@@ -64,21 +77,7 @@ export function registerRunCommands(program: Command, context: CliContext, setEx
       const limit = Number(flags.limit);
       if (!/^\d+$/.test(flags.limit) || limit < 1 || limit > 1000) throw new RagError('INVALID_INPUT', `--limit ${flags.limit} is not a whole number from 1 to 1000`);
       const rag = await context.client();
-      const filters = ['WorkflowType = "ragWorkflow"'];
-      if (flags.session) filters.push(`RagSessionId = ${quote(flags.session)}`);
-      if (flags.status) filters.push(`RagStatus = ${quote(flags.status)}`);
-      const rows: Array<Record<string, unknown>> = [];
-      for await (const run of rag.temporal.workflow.list({ query: filters.join(' AND '), pageSize: limit })) {
-        const attributes = run.typedSearchAttributes;
-        const get = (name: string) => attributes.getAll().find((pair) => pair.key.name === name)?.value;
-        rows.push({
-          workflowId: run.workflowId, started: run.startTime.toISOString(), session: get('RagSessionId'), status: get('RagStatus'),
-          route: get('RagRoute'), complexity: get('RagComplexity'), rounds: get('RagHitlRounds'),
-        });
-        if (rows.length >= limit) break;
-      }
-      // Visibility lists open runs before closed ones; people read a list of runs newest first.
-      rows.sort((a, b) => String(b.started).localeCompare(String(a.started)));
+      const rows = await rag.listRuns({ ...(flags.session ? { session: flags.session } : {}), ...(flags.status ? { status: flags.status } : {}), limit });
       if (flags.json) console.log(JSON.stringify(rows, null, 2));
       else if (rows.length === 0) console.log('no runs match');
       else {

@@ -269,6 +269,11 @@ describe('offline policy provider: one run per route (exit 0 completed, 3 awaiti
     expect(json.rag_trace).toMatchObject({ complexity: 'complex', sub_questions: ['Aurora X2的保修期', 'Nimbus C1的保修期'], retrieval_stage: 'synthesis' });
     expect(json.rag_trace?.sub_traces?.map((sub) => sub.route)).toEqual(['answer', 'answer']);
     expect(json.docs.map((doc) => doc.filename)).toEqual(expect.arrayContaining(['Aurora X2 路由器.md', 'Nimbus C1 摄像头.md']));
+    // Its sub-question children have a view of their own (issue 14 §11).
+    const sub = await ragtime(['trace', `${json.workflowId}/sub-1`]);
+    expect(sub.code).toBe(0);
+    expect(sub.stdout).toContain(`sub-question ${json.workflowId}/sub-1  completed`);
+    expect(sub.stdout).toMatch(/route=answer {2}status=answerable/);
   });
 
   test('runs --session lists the runs of the session (Temporal visibility)', async () => {
@@ -306,9 +311,13 @@ describe('knowledge bases and documents (issue 12): kb list|create|stats|drop, d
     writeFileSync(path.join(folder, 'a', 'README.md'), 'Kestrel devices ship with a five-year warranty.');
     writeFileSync(path.join(folder, 'b', 'README.md'), 'Kestrel devices are charged over USB-C.');
     expect((await ragtime(['kb', 'create', OTHER])).stdout).toContain(`created knowledge base ${OTHER}`);
-    const ingested = await ragtimeJson<{ kb: string; files: Array<{ doc_id: string; status: string }> }>(['ingest', folder, '--kb', OTHER, '--prefix', 'guides/']);
+    const ingested = await ragtimeJson<{ workflowId: string; kb: string; files: Array<{ doc_id: string; status: string }> }>(['ingest', folder, '--kb', OTHER, '--prefix', 'guides/']);
     expect(ingested.code).toBe(0);
     expect(ingested.json.kb).toBe(OTHER);
+    // The batch has a view too (issue 14 §11).
+    const batch = await ragtime(['trace', ingested.json.workflowId]);
+    expect([batch.code, batch.stdout.split('\n')[0]]).toEqual([0, `ingest batch ${ingested.json.workflowId}  completed`]);
+    expect(batch.stdout).toContain('2/2 file(s) ingested');
     expect(ingested.json.files.map((file) => [file.doc_id, file.status])).toEqual([
       ['guides/a/README.md', 'ingested'],
       ['guides/b/README.md', 'ingested'],
@@ -429,6 +438,8 @@ describe('errors: one line naming the problem and the fix', () => {
       const refused = await ragtime([...args], unreachable);
       expect([refused.code, refused.stderr.trim()]).toEqual([2, `ragtime: INVALID_INPUT: ${message}`]);
     }
+    const badSession = await ragtime(['ask', 'Aurora X2 保修期？', '--session', 'a b'], unreachable);
+    expect([badSession.code, badSession.stderr]).toEqual([2, expect.stringMatching(/^ragtime: INVALID_INPUT: invalid --session: ✖ sessionId may hold/)]);
     const run = await ragtime(['ask', '   ', '--json'], unreachable);
     expect(run.code).toBe(2);
     expect(run.stdout).toBe('');

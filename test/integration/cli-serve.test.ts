@@ -114,6 +114,13 @@ describe('ragtime serve', () => {
     expect(((await response.json()) as { message: string }).message).toContain(`no ragtime worker polls task queue "${taskQueue}"`);
   });
 
+  test('a second serve on the same port says so in one line and exits 2 (no raw EADDRINUSE)', () => {
+    const port = Number(new URL(url).port);
+    const second = run(['serve', '--port', String(port)], envWith({ RAGTIME_API_TOKENS: `acme:${hashToken(TOKEN)}`, TEMPORAL_TASK_QUEUE: taskQueue, RAGTIME_CODEC_KEYS: TEST_CODEC_KEY_1 }));
+    expect(second.status).toBe(2);
+    expect(second.stderr.trim()).toBe(`ragtime: INVALID_CONFIG: ragtime HTTP API: 127.0.0.1:${port} is already in use by another process; stop it, or choose another port (--port or RAGTIME_API_PORT)`);
+  });
+
   test('stops cleanly on SIGTERM', async () => {
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     child.kill('SIGTERM');

@@ -153,6 +153,35 @@ describe('on the shared dev server', () => {
     const ids = new Set(payloadsOf((await rotated.temporal.workflow.getHandle(first.workflowId).fetchHistory()).events).map((p) => Buffer.from(p.metadata?.['encryption-key-id'] ?? []).toString()));
     expect(ids).toEqual(new Set(['test-k1', 'test-k2']));
   });
+
+  test('runs sealed with a key this client lacks still list (issue 14 §10); a terminated run shows terminated', async () => {
+    const [run, other] = [markedRun('list-a'), markedRun('list-b')];
+    const script = { ...withGrades(run), grades: { ...withGrades(run).grades, ...withGrades(other).grades } };
+    const taskQueue = newTaskQueue();
+    const session = sessionId();
+    const worker = await createWorker(env, scriptedAdapters(script), taskQueue, { dataConverter: ragtimeDataConverter(K2_ONLY) });
+    const sealed = clientWith(env, K2_ONLY, taskQueue);
+    // One after the other: a session holds one run waiting for its person at a time.
+    const [stopped, waiting] = await worker.runUntil(async () => {
+      const first = await sealed.ask(run.question, { sessionId: session });
+      await env.client.workflow.getHandle(first.workflowId).terminate('issue 14 §10: closed from outside');
+      return [first, await sealed.ask(other.question, { sessionId: session })] as const;
+    });
+    expect([stopped.status, waiting.status]).toEqual(['awaiting_input', 'awaiting_input']);
+    const reader = clientWith(env, K1_ONLY, taskQueue); // holds neither the run's key nor any way to read its memo
+    const rowsOf = (status?: string) => reader.listRuns({ session, limit: 10, ...(status ? { status } : {}) });
+    // Visibility catches up with the terminate asynchronously.
+    let rows = await rowsOf();
+    for (let tries = 0; tries < 50 && rows.find((row) => row.workflowId === stopped.workflowId)?.status !== 'terminated'; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      rows = await rowsOf();
+    }
+    expect(rows.map((row) => [row.workflowId, row.status, row.session]).sort()).toEqual(
+      [[waiting.workflowId, 'awaiting_input', session], [stopped.workflowId, 'terminated', session]].sort(),
+    );
+    expect((await rowsOf('awaiting_input')).map((row) => row.workflowId)).toEqual([waiting.workflowId]);
+    await terminate(waiting.workflowId);
+  }, 60_000);
 });
 
 describe('at rest: the dev server\'s SQLite file', () => {

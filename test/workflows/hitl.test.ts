@@ -362,7 +362,7 @@ describe('answers that are refused', () => {
       const done = await rag.ask(Q, { sessionId: sessionId() });
       expect(done.status).toBe('completed');
       const finished = await expectRagError(rag.answer(done.workflowId, ANSWER), 'NOT_AWAITING_INPUT');
-      expect(finished.message).toBe(`run "${done.workflowId}" has finished; it takes no more answers (start a new run with resumeFrom to continue)`);
+      expect(finished.message).toBe(`run "${done.workflowId}" has finished; it takes no more answers (ask the question again to continue)`);
 
       const unknownId = `rag-nobody-${randomUUID()}`;
       const unknown = await expectRagError(rag.answer(unknownId, ANSWER), 'UNKNOWN_RUN');
