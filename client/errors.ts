@@ -1,6 +1,8 @@
 import { ApplicationFailure, WorkflowNotFoundError } from '@temporalio/common';
 import { WorkflowFailedError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
-import { RagError, RagErrorCode } from '../core/errors';
+import { decodeOptionalFailureToOptionalError } from '@temporalio/common/lib/internal-non-workflow';
+import type { temporal as proto } from '@temporalio/proto';
+import { isRagError, RagError, RagErrorCode } from '../core/errors';
 
 function applicationFailureIn(error: unknown): ApplicationFailure | null {
   let current: unknown = error;
@@ -46,6 +48,12 @@ export function toRagError(error: unknown, workflowId: string): RagError {
   return new RagError('SERVICE_UNAVAILABLE', `Temporal call for "${workflowId}" failed: ${message}`, { cause: error });
 }
 
+/** A failure's message, decoded: with an encrypting codec, the message travels sealed (client/codec/failure-converter.ts). */
+async function failureMessage(temporal: Client, failure: proto.api.failure.v1.IFailure): Promise<string | undefined> {
+  const decoded = await decodeOptionalFailureToOptionalError(temporal.options.loadedDataConverter, failure);
+  return decoded?.message ?? failure.message ?? undefined;
+}
+
 /** The messages of an error and its causes, outermost first. */
 function messagesOf(error: unknown): string[] {
   const messages: string[] = [];
@@ -67,8 +75,13 @@ export async function explainWorkflowTaskFailure(temporal: Client, workflowId: s
   let reason: string | undefined;
   try {
     const history = await temporal.workflow.getHandle(workflowId).fetchHistory();
-    reason = history.events?.flatMap((event) => event.workflowTaskFailedEventAttributes?.failure?.message ?? []).at(-1);
-  } catch {
+    const failure = history.events?.flatMap((event) => event.workflowTaskFailedEventAttributes?.failure ?? []).at(-1);
+    reason = failure && (await failureMessage(temporal, failure));
+  } catch (caught) {
+    // The worker's report is sealed with a key this client lacks: so the two hold different keys.
+    if (isRagError(caught) && caught.code === 'CODEC_KEY_UNKNOWN') {
+      return new RagError('CODEC_KEY_UNKNOWN', `the worker cannot run "${workflowId}" and this client cannot read why: ${caught.message.replace('this process', 'this client')}; the worker and this client hold different codec keys`, { cause: error });
+    }
     // No history to read (e.g. no permission): the generic explanation below still names the likely cause.
   }
   if (reason !== undefined && /which this process does not hold/.test(reason)) {

@@ -7,7 +7,7 @@ import { ENCODING_ENCRYPTED } from '../../client/codec/aes-gcm-codec';
 import { ragtimeDataConverter } from '../../client/codec/data-converter';
 import { RagClient } from '../../client/rag-client';
 import type { CodecKeyring } from '../../core/codec-keys';
-import { isRagError, type RagError } from '../../core/errors';
+import { isRagError, RagError } from '../../core/errors';
 import { TEST_CODEC_KEY_1, TEST_CODEC_KEY_2, TEST_KEYRING, testKeyring } from '../support/codec-keys';
 import { startPrivateDevServer, type PrivateDevServer } from '../support/private-dev-server';
 import { chunk, grade, plannerResult } from '../support/scenario';
@@ -34,7 +34,9 @@ function markedRun(tag: string) {
     retrieve: (query) => ({ docs: [chunk(query.startsWith(answer) ? `${evidence} (again)` : evidence)], meta: { retrieval_mode: 'hybrid' } as never }),
     grades: {},
   };
-  return { question, evidence, answer, script, markers: [`zebra-quartz-${tag}`, `紫晶独角兽${tag}`, `chunk-text-${tag}`, `独角兽${tag}是虚数`, `answer-${tag}`, `翡翠${tag}`] };
+  // What a model's unreadable reply looks like in a failure message (issue 14 §6): quoted, so it names content.
+  const failure = `reply-text-${tag} 琥珀${tag}`;
+  return { question, evidence, answer, script, failure, markers: [`zebra-quartz-${tag}`, `紫晶独角兽${tag}`, `chunk-text-${tag}`, `独角兽${tag}是虚数`, `answer-${tag}`, `翡翠${tag}`] };
 }
 
 /** Grades keyed by the exact question text the grader sees: clarify first, then answer after the person's reply. */
@@ -122,7 +124,9 @@ describe('on the shared dev server', () => {
     // The server refuses the update once the worker has failed the first workflow task a few times (~20 s).
     expect(Date.now() - started).toBeLessThan(45_000);
     expect(error.code).toBe('CODEC_KEY_UNKNOWN');
-    expect(error.message).toMatch(/^the worker cannot decrypt run "rag-mismatch-a-[\w-]+"; it reports: a payload is encrypted with key "test-k2", which this process does not hold \(active key "test-k1"\)/);
+    // The worker's own report ("… encrypted with key test-k2, which this process does not hold") is sealed with its
+    // key test-k1 (failure messages are encoded too), which this client lacks: it says what it can see.
+    expect(error.message).toMatch(/^the worker cannot run "rag-mismatch-a-[\w-]+" and this client cannot read why: a payload is encrypted with key "test-k1", which this client does not hold \(active key "test-k2"\).*; the worker and this client hold different codec keys$/);
   }, 60_000);
 
   test('a client without the worker\'s key: the outcome is refused at once with CODEC_KEY_UNKNOWN', async () => {
@@ -196,7 +200,7 @@ describe('at rest: the dev server\'s SQLite file', () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
-  test('holds no plaintext question, chunk text or answer of an encrypted run (a plain run\'s text is found)', async () => {
+  test('holds no plaintext question, chunk text, answer or failure message of an encrypted run (a plain run\'s text is found)', async () => {
     const env = await openWorkflowEnv({ address: server!.address, codec: TEST_KEYRING });
     const sealed = markedRun('sealed');
     // The control: the same run without a codec, so the search below is shown to find history text when it is there.
@@ -204,11 +208,15 @@ describe('at rest: the dev server\'s SQLite file', () => {
     try {
       for (const [run, keyring] of [[sealed, TEST_KEYRING], [plain, null]] as const) {
         const taskQueue = newTaskQueue();
-        const worker = await createWorker(env, scriptedAdapters(withGrades(run)), taskQueue, { dataConverter: ragtimeDataConverter(keyring) });
+        // The answer writer's reply is unreadable: the activity fails with a message quoting it (answer_failed).
+        const unreadable = () => new RagError('MODEL_OUTPUT_INVALID', `the answer model's reply is not JSON: "${run.failure}"`);
+        const script = { ...withGrades(run), answers: Array.from({ length: 6 }, unreadable) };
+        const worker = await createWorker(env, scriptedAdapters(script), taskQueue, { dataConverter: ragtimeDataConverter(keyring) });
         const rag = clientWith(env, keyring, taskQueue);
         await worker.runUntil(async () => {
           const first = await rag.ask(run.question, { sessionId: sessionId() });
-          expect(await rag.answer(first.workflowId, run.answer)).toMatchObject({ status: 'completed' });
+          const last = await rag.answer(first.workflowId, run.answer);
+          expect(last).toMatchObject({ status: 'completed', answer_null_reason: 'answer_failed', answer_error: expect.objectContaining({ message: expect.stringContaining(run.failure) }) });
         });
       }
     } finally {
@@ -220,7 +228,7 @@ describe('at rest: the dev server\'s SQLite file', () => {
     expect(files).toContain('temporal.db');
     const bytes = Buffer.concat(files.map((name) => readFileSync(path.join(dir, name))));
     const found = (marker: string) => bytes.includes(Buffer.from(marker, 'utf8'));
-    expect(plain.markers.filter(found)).toEqual(plain.markers);
-    expect(sealed.markers.filter(found)).toEqual([]);
+    expect([...plain.markers, plain.failure].filter(found)).toEqual([...plain.markers, plain.failure]);
+    expect([...sealed.markers, sealed.failure].filter(found)).toEqual([]);
   }, 120_000);
 });

@@ -54,12 +54,14 @@ export async function openWorkflowEnv(options: WorkflowEnvOptions = {}): Promise
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const connection = await Connection.connect({ address });
   const nativeConnection = await NativeConnection.connect({ address });
+  const dataConverter = ragtimeDataConverter(options.codec === undefined ? TEST_KEYRING : options.codec);
+  // As a worker with workflowsPath does: the workflow sandbox converts failures with the same converter.
   const workflowBundle = await bundleWorkflowCode({
     workflowsPath: require.resolve('../../workflows'),
     workflowInterceptorModules: options.workflowInterceptorModules,
     logger: new DefaultLogger('WARN'),
+    ...(dataConverter.failureConverterPath ? { failureConverterPath: dataConverter.failureConverterPath } : {}),
   });
-  const dataConverter = ragtimeDataConverter(options.codec === undefined ? TEST_KEYRING : options.codec);
   return {
     client: new Client({ connection, dataConverter }),
     nativeConnection,

@@ -1,3 +1,4 @@
+import { decodeOptionalFailureToOptionalError } from '@temporalio/common/lib/internal-non-workflow';
 import { randomUUID } from 'node:crypto';
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
@@ -94,7 +95,8 @@ async function activityRecord(workflowId: string) {
         type: typeByScheduledId.get(String(start.scheduledEventId)) ?? '?',
         attempt: start.attempt ?? 0,
         identity: start.identity ?? '',
-        lastFailure: start.lastFailure?.message ?? null,
+        // Decoded as a client reads it: failure messages travel sealed under the codec (issue 14 §6).
+        lastFailure: (await decodeOptionalFailureToOptionalError(env.client.options.loadedDataConverter, start.lastFailure))?.message ?? null,
       });
     }
   }
