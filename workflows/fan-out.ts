@@ -27,6 +27,8 @@ export async function fanOutAndSynthesize(run: RagRun, progressOrigin: number): 
   for (const output of outputs) run.appendSteps(output.steps);
   outputs.forEach((output, i) => {
     if (output.audit) run.audit.adopt(output.audit, `sub-${i + 1}`);
+    // Absent in children recorded before retrieval health was reported: their retrievals count as read.
+    if (output.retrievalHealth) run.retrievalHealth.adopt(output.retrievalHealth);
   });
 
   run.step(steps.synthesisStarted(outputs.length), Date.now());

@@ -54,7 +54,7 @@ export async function retrieveInitial(run: RagRun, group: StepGroup = null): Pro
     { ...RETRIEVAL, summary: group ? `retrieve (${group.group})` : 'retrieve_initial' },
     [{ query: run.question, purpose: group ? 'sub_question' : 'initial', ...kbOf(run) }],
   );
-  run.audit.retrieved(result.data);
+  run.retrieved(result.data, group ? 'sub_question' : 'initial');
   run.docs = result.data.docs;
   run.applyTrace(
     initialRetrievalFragment({
@@ -137,7 +137,7 @@ export async function rewriteAndRetrieve(run: RagRun): Promise<boolean> {
   const result = await retrieval.retrieve.executeWithOptions({ ...RETRIEVAL, summary: 'retrieve_rewritten' }, [
     { query: rewrite.rewritten_query, purpose: 'rewritten', ...kbOf(run) },
   ]);
-  run.audit.retrieved(result.data);
+  run.retrieved(result.data, 'rewritten');
   run.docs = result.data.docs;
   run.applyTrace(rewrittenRetrievalFragment(rewrite, run.docs), result.traceFragment);
   run.step(steps.rewrittenRetrievalDone(rewrite.rewrite_method, result.data.meta, run.docs.length), Date.now());

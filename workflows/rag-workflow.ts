@@ -93,6 +93,7 @@ export async function ragWorkflow(rawInput: RagWorkflowInput): Promise<RagOutcom
       rounds: run.rounds.filter((round) => round.round > 0).length,
       awaitingPerson: run.needsPerson(),
       evidenceCount: run.docs.length,
+      degraded: run.retrievalHealth.degraded(),
     });
     await recorder.settle();
     if (ending === 'timed_out') run.timeOut();

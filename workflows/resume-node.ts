@@ -32,7 +32,7 @@ export async function resumeWithAnswer(run: RagRun, snapshot: HitlResumeState, r
   const result = await retrieval.retrieve.executeWithOptions({ ...RETRIEVAL, summary: 'hitl_targeted_retrieval' }, [
     { query: refined, purpose: 'hitl_targeted', ...kbOf(run) },
   ]);
-  run.audit.retrieved(result.data);
+  run.retrieved(result.data, 'hitl_targeted');
   run.docs = result.data.docs;
   run.applyTrace(targetedRetrievalFragment(refined, run.docs), result.traceFragment);
   run.step(steps.targetedRetrievalDone(result.data.meta, run.docs.length), Date.now());

@@ -1,5 +1,6 @@
 import { setHandler, workflowInfo } from '@temporalio/workflow';
 import type { SubResult } from '../core/graph/synthesis';
+import type { RetrievalHealthReport } from '../core/run/retrieval-health';
 import type { RagStep } from '../core/progress/rag-step';
 import type { ToolInvocationRecord } from '../core/schemas/audit';
 import { RagRun } from '../core/run/rag-run';
@@ -22,6 +23,8 @@ export type SubQuestionOutput = {
    * recorded before the audit existed. Filling it creates no command, so it needs no patch.
    */
   audit?: ToolInvocationRecord;
+  /** Its retrievals and whether they read the knowledge base (absent in older results; no command, no patch). */
+  retrievalHealth?: RetrievalHealthReport;
 };
 
 /**
@@ -52,5 +55,6 @@ export async function subQuestionWorkflow(input: SubQuestionInput): Promise<SubQ
     },
     steps: run.steps(),
     ...(audit ? { audit } : {}),
+    retrievalHealth: run.retrievalHealth.report(),
   };
 }

@@ -4,7 +4,8 @@ import { renderAnswer } from './answer';
 import { routePath } from './route-path';
 
 export function exitCodeOf(outcome: RagOutcome): number {
-  if (outcome.status === 'completed') return EXIT.ok;
+  // A run that could not read the knowledge base completed, but its route says less than it seems (issue 14 §2).
+  if (outcome.status === 'completed') return outcome.degraded ? EXIT.unavailable : EXIT.ok;
   if (outcome.status === 'awaiting_input') return EXIT.awaitingInput;
   return EXIT.failed;
 }
@@ -26,6 +27,16 @@ function whyLine(outcome: RagOutcome): string | null {
  * A human summary of an outcome: the answer and its sources first (or the no-knowledge sentence), then route and
  * status, the way there and why, the evidence, the pending question.
  */
+const COMPONENT_NAMES = { embeddings: 'the embeddings server', knowledge_store: 'the knowledge store (Milvus or the parent store)' } as const;
+
+/** Said whenever a retrieval could not read the knowledge base, so "no knowledge" is not taken for "not there". */
+function degradedLine(outcome: RagOutcome): string | null {
+  const degraded = outcome.degraded;
+  if (!degraded) return null;
+  const lost = degraded.retrievals === degraded.of ? 'every retrieval' : `${degraded.retrievals} of ${degraded.of} retrievals`;
+  return `  DEGRADED the knowledge base could not be read (${lost}): ${COMPONENT_NAMES[degraded.component]} failed: ${preview(degraded.reason, 200)}`;
+}
+
 export function renderOutcome(outcome: RagOutcome, uiBaseUrl: string | null): string {
   const lines = [
     ...renderAnswer(outcome),
@@ -36,6 +47,8 @@ export function renderOutcome(outcome: RagOutcome, uiBaseUrl: string | null): st
   if (path.length > 0) lines.push(`  path ${path.join(' → ')}`);
   const why = whyLine(outcome);
   if (why) lines.push(why);
+  const degraded = degradedLine(outcome);
+  if (degraded) lines.push(degraded);
   if (outcome.error) lines.push(`  error ${outcome.error.type}: ${outcome.error.message}`);
   outcome.docs.slice(0, 5).forEach((doc, i) => {
     const score = doc.rerank_score ?? doc.score;

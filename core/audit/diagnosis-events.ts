@@ -70,7 +70,15 @@ export function answerReceivedEvent(
 export function completedEvent(
   ids: AuditIds,
   at: number,
-  facts: { route: string | null; retrievalStatus: string | null; rounds: number; awaitingPerson: boolean; evidenceCount: number },
+  facts: {
+    route: string | null;
+    retrievalStatus: string | null;
+    rounds: number;
+    awaitingPerson: boolean;
+    evidenceCount: number;
+    /** Set when a retrieval could not read the knowledge base (the outcome's `degraded`, without the error text). */
+    degraded?: { component: string; retrievals: number; of: number } | null;
+  },
 ): DiagnosisEvent {
   return event(ids, 'completed', 'completed', at, {
     status: 'completed',
@@ -79,6 +87,8 @@ export function completedEvent(
     rounds: facts.rounds,
     awaiting_person: facts.awaitingPerson,
     evidence_count: facts.evidenceCount,
+    // Only when degraded, so the events of healthy runs read as before.
+    ...(facts.degraded ? { degraded_component: facts.degraded.component, degraded_retrievals: facts.degraded.retrievals, retrievals: facts.degraded.of } : {}),
   });
 }
 

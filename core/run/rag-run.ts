@@ -9,6 +9,8 @@ import type { Chunk } from '../schemas/retrieved-chunk';
 import type { HitlRequest, HitlRound, RagOutcome, RunError, RunStatus } from '../schemas/run-io';
 import { mergeTraceFragments, type TraceFragment } from '../trace/fragment';
 import { normalizeRagTrace } from '../trace/normalize';
+import type { RetrievalResult } from '../trace/writers';
+import { RetrievalHealth } from './retrieval-health';
 import type { RawRagTrace } from '../trace/raw-trace';
 
 export type AnswerVia = 'signal' | 'update' | 'resume_from';
@@ -47,6 +49,8 @@ export class RagRun {
   settleCount = 0;
   /** Audit rows and timeline events not yet recorded (DESIGN §5 layer B); filled by the graph nodes. */
   readonly audit = new AuditTrail();
+  /** Whether every retrieval could read the knowledge base (the outcome's `degraded`). */
+  readonly retrievalHealth = new RetrievalHealth();
   private inbox: PendingAnswer | null = null;
   private readonly progress: ProgressLog;
 
@@ -64,6 +68,12 @@ export class RagRun {
 
   steps(): RagStep[] {
     return this.progress.all();
+  }
+
+  /** A retrieval's result, for the audit row it belongs to and the run's retrieval health. */
+  retrieved(result: RetrievalResult, purpose: Parameters<RetrievalHealth['note']>[1]): void {
+    this.audit.retrieved(result);
+    this.retrievalHealth.note(result, purpose);
   }
 
   applyTrace(...fragments: TraceFragment[]): void {
@@ -235,6 +245,7 @@ export class RagRun {
       answer: this.answer,
       answer_null_reason: this.answerNullReason(),
       answer_error: this.answerError,
+      degraded: this.retrievalHealth.degraded(),
     };
   }
 }

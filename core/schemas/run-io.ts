@@ -91,6 +91,21 @@ export type HitlRound = z.infer<typeof HitlRound>;
 export const RunError = z.object({ type: z.string(), message: z.string() });
 export type RunError = z.infer<typeof RunError>;
 
+/**
+ * The knowledge base could not be read during the run (issue 14 §2): the spec's route and trace stand (an empty
+ * retrieval routes to no_knowledge), but "no answer in the knowledge base" is then not what happened. `component`:
+ * the embeddings server (no query vector) or the knowledge store (Milvus, or the parent store during merging);
+ * `reason`: the first failure's error text; `retrievals`: how many of the run's retrievals failed, of `of`.
+ */
+export const Degraded = z.object({
+  component: z.enum(['embeddings', 'knowledge_store']),
+  reason: z.string(),
+  retrieval: z.enum(['initial', 'rewritten', 'sub_question', 'hitl_targeted']),
+  retrievals: z.number().int().min(1),
+  of: z.number().int().min(1),
+});
+export type Degraded = z.infer<typeof Degraded>;
+
 /** What apps read: the first or next settled state of a run (completed, awaiting input, failed). */
 export const RagOutcome = z.object({
   workflowId: z.string(),
@@ -113,5 +128,7 @@ export const RagOutcome = z.object({
   answer_null_reason: AnswerNullReason.nullable(),
   /** What failed when the writer failed for good (answer_null_reason `answer_failed`); the evidence is kept. */
   answer_error: RunError.nullable(),
+  /** Set when a retrieval of the run could not read the knowledge base; null when every one could. */
+  degraded: Degraded.nullable().default(null),
 });
 export type RagOutcome = z.infer<typeof RagOutcome>;

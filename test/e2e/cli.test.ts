@@ -17,6 +17,7 @@ import * as path from 'node:path';
 import type { EvalReport } from '../../core/eval/report';
 import type { RetrievalResult } from '../../core/trace/writers';
 import type { RagOutcome } from '../../core/schemas/run-io';
+import { CountingEmbeddingProxy } from '../support/embedding-proxy';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from '../support/fake-openai-server';
 import { newMilvusClient } from '../support/milvus';
 import { REPO_ROOT, assertReachable, pollUntil, services } from '../support/services';
@@ -466,6 +467,25 @@ describe('errors: one line naming the problem and the fix', () => {
         'start one with `npx ragtime worker` (`make demo` runs one in the background)',
     );
   });
+
+  test('embeddings server down during a question (issue 14 §2): route no_knowledge as the spec says, but degraded, exit 4', async () => {
+    // A worker whose embeddings server dies after it started: it polls, and every query embedding then fails.
+    const proxy = await CountingEmbeddingProxy.start(services.embeddingBaseUrl);
+    const env = { ...offlineEnv, TEMPORAL_TASK_QUEUE: `e2e-cli-noembed-${RUN}`, EMBEDDING_BASE_URL: proxy.baseUrl };
+    const worker = await startWorker(env);
+    try {
+      await proxy.close();
+      const { code, json } = await ask('Aurora X2 路由器的保修期是多久？', env);
+      expect(code).toBe(4);
+      expect(json).toMatchObject({ status: 'completed', route: 'no_knowledge', docs: [], rag_trace: { retrieval_mode: 'failed', rerank_error: 'embedding_failed' } });
+      expect(json.degraded).toEqual({ component: 'embeddings', reason: expect.stringMatching(/connect|ECONNREFUSED|Connection error/i), retrieval: 'initial', retrievals: 1, of: 1 });
+      const text = await ragtime(['ask', 'Aurora X2 路由器的保修期是多久？', '--session', SESSION], env);
+      expect(text.code).toBe(4);
+      expect(text.stdout).toMatch(/^ {2}DEGRADED the knowledge base could not be read \(every retrieval\): the embeddings server failed: /m);
+    } finally {
+      await stopWorker(worker);
+    }
+  }, 90_000);
 
   test('Milvus unreachable: search exits 4, naming Milvus and how to start it', async () => {
     const port = await closedPort();

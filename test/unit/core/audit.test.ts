@@ -172,6 +172,14 @@ describe('diagnosis events', () => {
     expect(String(events[4]?.detail.error_type)).toHaveLength(100);
     expect(events[0]?.created_at).toBe('2026-11-30T08:00:00.000Z');
   });
+
+  test('a degraded run (issue 14 §2): the completed event names the component and counts, never the error text', () => {
+    const facts = { route: 'no_knowledge', retrievalStatus: 'no_knowledge', rounds: 0, awaitingPerson: false, evidenceCount: 0 };
+    const event = completedEvent(IDS, T0, { ...facts, degraded: { component: 'embeddings', retrievals: 1, of: 1 } });
+    expect(DiagnosisEvent.safeParse(event).success).toBe(true);
+    expect(event.detail).toMatchObject({ degraded_component: 'embeddings', degraded_retrievals: 1, retrievals: 1 });
+    expect(Object.keys(completedEvent(IDS, T0, { ...facts, degraded: null }).detail)).not.toContain('degraded_component');
+  });
 });
 
 describe('AuditTrail', () => {
