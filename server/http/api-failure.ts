@@ -24,6 +24,33 @@ export function notFound(what: 'run' | 'session' | 'knowledge base' | 'document'
   return new ApiFailure(404, 'NOT_FOUND', `no ${what} ${JSON.stringify(id)}; ${hint}`);
 }
 
+/**
+ * The code of each client-error status the HTTP layer itself answers (malformed requests, limits, routing), so one
+ * status always carries one code whichever layer caught it: fastify's pipeline, its router or Node's HTTP parser.
+ */
+export const HTTP_ERROR_CODE = {
+  400: 'INVALID_INPUT',
+  401: 'UNAUTHORIZED',
+  404: 'NOT_FOUND',
+  405: 'METHOD_NOT_ALLOWED',
+  408: 'REQUEST_TIMEOUT',
+  413: 'PAYLOAD_TOO_LARGE',
+  414: 'URI_TOO_LONG',
+  415: 'UNSUPPORTED_MEDIA_TYPE',
+  431: 'HEADERS_TOO_LARGE',
+} as const;
+export type HttpErrorStatus = keyof typeof HTTP_ERROR_CODE;
+
+/** An ApiFailure for one of the statuses above, with that status' code. */
+export function httpFailure(status: HttpErrorStatus, message: string, headers: Record<string, string> = {}): ApiFailure {
+  return new ApiFailure(status, HTTP_ERROR_CODE[status], message, headers);
+}
+
+/** A caller's path in a message, cut short: an answer never echoes kilobytes of what was sent. */
+export function shortPath(path: string, max = 100): string {
+  return path.length <= max ? path : `${path.slice(0, max)}… (${path.length} characters)`;
+}
+
 const RAG_STATUS: Partial<Record<RagErrorCode, number>> = {
   INVALID_INPUT: 400,
   INVALID_RESUME_STATE: 400,

@@ -47,7 +47,9 @@ export const AnswerBody = z.strictObject({ answer: HitlAnswer.describe("the pers
 
 /** Every error: a closed code and one readable line. */
 export const ApiError = z.object({
-  error: z.string().describe('INVALID_INPUT | UNAUTHORIZED | NOT_FOUND | NOT_AWAITING_INPUT | PAYLOAD_TOO_LARGE | SERVICE_UNAVAILABLE | …'),
+  error: z
+    .string()
+    .describe('INVALID_INPUT | UNAUTHORIZED | NOT_FOUND | METHOD_NOT_ALLOWED | REQUEST_TIMEOUT | NOT_AWAITING_INPUT | PAYLOAD_TOO_LARGE | URI_TOO_LONG | UNSUPPORTED_MEDIA_TYPE | HEADERS_TOO_LARGE | SERVICE_UNAVAILABLE | INTERNAL | …'),
   message: z.string(),
 });
 export type ApiError = z.infer<typeof ApiError>;

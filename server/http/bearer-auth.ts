@@ -26,16 +26,21 @@ export function installBearerAuth(app: FastifyInstance, tenants: TenantDirectory
   app.addHook('onRequest', async (request) => {
     // A CORS preflight carries no token by design; it is answered by @fastify/cors and returns no data.
     if (request.routeOptions.config.public === true || request.method === 'OPTIONS') return;
-    const token = bearerToken(request.headers.authorization);
-    if (token === null) {
-      throw new ApiFailure(401, 'UNAUTHORIZED', 'missing bearer token; send Authorization: Bearer <token>', { 'WWW-Authenticate': REALM });
-    }
-    const tenant = tenants.tenantOf(token);
-    if (tenant === null) {
-      throw new ApiFailure(401, 'UNAUTHORIZED', 'the bearer token is not valid; ask the operator for one', {
-        'WWW-Authenticate': `${REALM}, error="invalid_token"`,
-      });
-    }
-    request.tenant = tenant;
+    request.tenant = authenticate(request.headers.authorization, tenants);
   });
+}
+
+/** The tenant of an `Authorization` header; throws the API's 401 for a missing, malformed or unknown token. */
+export function authenticate(authorization: string | undefined, tenants: TenantDirectory): string {
+  const token = bearerToken(authorization);
+  if (token === null) {
+    throw new ApiFailure(401, 'UNAUTHORIZED', 'missing bearer token; send Authorization: Bearer <token>', { 'WWW-Authenticate': REALM });
+  }
+  const tenant = tenants.tenantOf(token);
+  if (tenant === null) {
+    throw new ApiFailure(401, 'UNAUTHORIZED', 'the bearer token is not valid; ask the operator for one', {
+      'WWW-Authenticate': `${REALM}, error="invalid_token"`,
+    });
+  }
+  return tenant;
 }

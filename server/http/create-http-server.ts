@@ -7,6 +7,7 @@ import { CODEC_BODY_LIMIT_BYTES } from '../codec/codec-server';
 import { installBearerAuth } from './bearer-auth';
 import { codecRoutes } from './codec-mount';
 import { installErrorHandlers } from './error-handler';
+import { clientErrorHandler, installHostCheck, routerErrorHandler } from './protocol-errors';
 import { diagnosisRoutes } from './routes/diagnosis';
 import { knowledgeRoutes } from './routes/knowledge';
 import { metaRoutes } from './routes/meta';
@@ -35,6 +36,11 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     logger: options.logger ?? false,
     bodyLimit: limits.bodyLimitBytes,
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // Requests that never reach a route get the API's error shape too (protocol-errors.ts), not fastify's or Node's.
+    frameworkErrors: routerErrorHandler(options.tenants, MAX_PARAM_LENGTH),
+    clientErrorHandler,
+    // Node would answer a missing Host with a bodiless 400 of its own; installHostCheck answers it instead.
+    http: { requireHostHeader: false },
     // Open event streams must not keep `close()` waiting.
     forceCloseConnections: true,
   });
@@ -44,7 +50,8 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   // fields (transforms cannot be encoded), so the schemas document responses and the tests parse them.
   app.setSerializerCompiler(() => (data) => JSON.stringify(data));
   installErrorHandlers(app, limits.bodyLimitBytes);
-
+  // Before the bearer check: a request without Host is malformed whoever sends it.
+  installHostCheck(app);
   installBearerAuth(app, options.tenants);
 
   void app.register(fastifySwagger, {
@@ -68,6 +75,9 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
   };
   void app.register(metaRoutes);
   void app.register(async (api) => {
+    // The API reads JSON only: fastify's text/plain parser would hand a string to the body schema (→ a 400 about
+    // types) where docs/API.md promises 415. The codec routes keep it, as `ragtime codec-server` takes any text.
+    api.removeContentTypeParser('text/plain');
     // CORS for browser apps on other origins, for the API routes only: the codec routes answer CORS themselves.
     if (options.corsOrigins !== undefined && options.corsOrigins.length > 0) {
       await api.register(fastifyCors, { origin: options.corsOrigins, methods: ['GET', 'POST', 'DELETE'], allowedHeaders: ['authorization', 'content-type', 'last-event-id'] });

@@ -1,13 +1,17 @@
 import { randomUUID } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
+import { connect } from 'node:net';
 import { Client, Connection } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { createAuditStore } from '../../activities/adapters/sql-audit-store';
+import { AesGcmCodec } from '../../client/codec/aes-gcm-codec';
 import { assertWorkerPolling } from '../../client/worker-check';
 import { hashToken } from '../../server/http/token-auth';
 import { RagClient } from '../../client/rag-client';
 import { RagOutcome } from '../../core/schemas/run-io';
 import { RAG_SESSION_ID } from '../../workflows/search-attributes';
+import { createCodecHandler } from '../../server/codec/codec-handler';
+import { TEST_KEYRING } from '../support/codec-keys';
 import { TOKENS, bearer, clarifyQuestion, openHttpHarness, simpleQuestion, type HttpHarness, type Tenant } from '../support/http-harness';
 import { services } from '../support/services';
 import { newTaskQueue, sessionId } from '../workflows/harness';
@@ -31,7 +35,7 @@ beforeAll(async () => {
 }, 120_000);
 afterAll(async () => harness?.close());
 
-type Call = { method: 'GET' | 'POST'; url: string; payload?: unknown; tenant?: Tenant | null; headers?: Record<string, string> };
+type Call = { method: 'GET' | 'POST' | 'PUT'; url: string; payload?: unknown; tenant?: Tenant | null; headers?: Record<string, string> };
 async function call({ method, url, payload, tenant = 'acme', headers = {} }: Call) {
   const response = await app.inject({
     method,
@@ -205,8 +209,15 @@ describe('validation: every input through zod, one readable line', () => {
 
   test('an empty JSON body → 400; a body that is not JSON → 415', async () => {
     expect((await post('/api/runs', '', { 'content-type': 'application/json' })).body).toEqual({ error: 'INVALID_INPUT', message: 'request body is empty; send a JSON object' });
-    const text = await post('/api/runs', 'question=hi', { 'content-type': 'application/x-www-form-urlencoded' });
-    expect(text).toMatchObject({ status: 415, body: { error: 'UNSUPPORTED_MEDIA_TYPE' } });
+    const form = await post('/api/runs', 'question=hi', { 'content-type': 'application/x-www-form-urlencoded' });
+    expect(form).toMatchObject({ status: 415, body: { error: 'UNSUPPORTED_MEDIA_TYPE' } });
+    // fastify parses text/plain by default; docs/API.md promises 415 for it too (issue 14 §8), not a 400 about types.
+    for (const [payload, contentType] of [['{"question":"丹瑾是什么属性？"}', 'text/plain'], ['hi', 'text/plain; charset=utf-8']] as const) {
+      expect(await post('/api/runs', payload, { 'content-type': contentType })).toEqual(expect.objectContaining({
+        status: 415,
+        body: { error: 'UNSUPPORTED_MEDIA_TYPE', message: 'request body must be JSON; send it with Content-Type: application/json' },
+      }));
+    }
   });
 
   test('a prototype-poisoning body → 400', async () => {
@@ -352,6 +363,171 @@ describe('validation: every input through zod, one readable line', () => {
     expect(await harness.owners.ownerOf(session)).toBe('acme');
     expect((await call({ method: 'GET', url: `/api/diagnosis/${encodeURIComponent(session)}/trace` })).status).toBe(200);
     expect((await call({ method: 'GET', url: `/api/runs/${outcome.workflowId}` })).status).toBe(200);
+  });
+});
+
+/** A response read off a raw socket: status, lower-cased headers, and the body parsed as JSON (null when empty). */
+type RawAnswer = { status: number; headers: Record<string, string>; body: unknown; text: string };
+
+function parseAnswer(received: Buffer): RawAnswer {
+  const text = received.toString('utf8');
+  const end = text.indexOf('\r\n\r\n');
+  const [statusLine = '', ...lines] = text.slice(0, end === -1 ? text.length : end).split('\r\n');
+  const headers = Object.fromEntries(lines.map((line) => [line.slice(0, line.indexOf(':')).toLowerCase(), line.slice(line.indexOf(':') + 1).trim()]));
+  const rest = end === -1 ? '' : text.slice(end + 4);
+  let body: unknown = null;
+  try {
+    body = rest === '' ? null : JSON.parse(rest);
+  } catch {
+    body = rest;
+  }
+  return { status: Number(statusLine.split(' ')[1] ?? 0), headers, body, text };
+}
+
+/**
+ * Sends bytes exactly as written (fetch and inject would fix a bad URL, a missing Host or a wrong Content-Length
+ * before sending), optionally half-closes, and reads the first response: until its Content-Length, or the close.
+ */
+async function exchange(parts: string[], { halfClose = false } = {}): Promise<RawAnswer> {
+  const base = new URL(await listening());
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(base.port), base.hostname);
+    let received = Buffer.alloc(0);
+    const finish = () => {
+      socket.destroy();
+      resolve(parseAnswer(received));
+    };
+    socket.on('connect', () => {
+      for (const part of parts) socket.write(part);
+      if (halfClose) socket.end();
+    });
+    socket.on('data', (chunk: Buffer) => {
+      received = Buffer.concat([received, chunk]);
+      const end = received.indexOf('\r\n\r\n');
+      const length = /\r\ncontent-length: *(\d+)/i.exec(received.subarray(0, end === -1 ? received.length : end).toString('latin1'));
+      if (end !== -1 && length && received.length - end - 4 >= Number(length[1])) finish();
+    });
+    socket.on('close', finish);
+    // The server may close while a long request is still being written: what it answered before counts.
+    socket.on('error', (error) => (received.length > 0 ? finish() : reject(error)));
+  });
+}
+
+const AUTH = `Authorization: Bearer ${TOKENS.acme}\r\n`;
+const get = (target: string, headers = AUTH) => `GET ${target} HTTP/1.1\r\nHost: 127.0.0.1\r\n${headers}\r\n`;
+const postRaw = (headers: string, body = '') => `POST /api/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n${AUTH}${headers}\r\n${body}`;
+
+/** The API's shape: that status, JSON, exactly `{error, message}` with that code; returns the message. */
+function expectApiError(answer: RawAnswer, status: number, error: string): string {
+  expect({ status: answer.status, error: (answer.body as { error?: unknown } | null)?.error }).toEqual({ status, error });
+  expect(answer.headers['content-type']).toMatch(/^application\/json/);
+  expect(Object.keys(answer.body as object).sort()).toEqual(['error', 'message']);
+  const { message } = answer.body as { message: unknown };
+  expect(typeof message).toBe('string');
+  return message as string;
+}
+
+describe('every HTTP error in the API shape, whichever layer answers it (issue 14 §8, raw sockets)', () => {
+  const LONG_ID = 'a'.repeat(4096);
+
+  test('a path parameter over 1024 characters → 414 URI_TOO_LONG, without echoing the path', async () => {
+    // fastify's router answered {"error":"Bad Request","code":"FST_ERR_MAX_PARAM_LENGTH","message":"'/api/runs/aaaa…'…"}.
+    const answer = await exchange([get(`/api/runs/${LONG_ID}`)]);
+    expect(expectApiError(answer, 414, 'URI_TOO_LONG')).toMatchInlineSnapshot(`"a path segment is longer than 1024 characters; ids in paths are at most 255 characters"`);
+    expect(answer.text).not.toContain('a'.repeat(200));
+    // Without a token it is 401 like any route: a long path does not tell anonymous callers which routes exist.
+    expectApiError(await exchange([get(`/api/runs/${LONG_ID}`, '')]), 401, 'UNAUTHORIZED');
+  });
+
+  test('a request line over 16 KiB → 414 URI_TOO_LONG from Node\'s parser, in the API shape', async () => {
+    // Node's parser refuses it before fastify sees a request; fastify's default answered 431 in its own shape.
+    const answer = await exchange([get(`/api/runs/${'a'.repeat(20_000)}`)]);
+    expect(expectApiError(answer, 414, 'URI_TOO_LONG')).toMatchInlineSnapshot(`"the request line is longer than 16384 bytes; send a shorter URL"`);
+    expect(answer.headers.connection).toBe('close');
+    expect(answer.text).not.toContain('a'.repeat(200));
+  });
+
+  test('headers over 16 KiB → 431 HEADERS_TOO_LARGE', async () => {
+    const answer = await exchange([get('/healthz', `X-Padding: ${'p'.repeat(20_000)}\r\n`)]);
+    expect(expectApiError(answer, 431, 'HEADERS_TOO_LARGE')).toMatchInlineSnapshot(`"the request line and headers are larger than 16384 bytes together; send fewer or smaller headers"`);
+    expect(answer.text).not.toContain('p'.repeat(200));
+  });
+
+  test('an unknown route with a 4 KiB path → 404, the path cut short in the message', async () => {
+    const message = expectApiError(await exchange([get(`/${LONG_ID}`)]), 404, 'NOT_FOUND');
+    expect(message).toBe(`no route GET /${'a'.repeat(99)}… (4097 characters)`);
+  });
+
+  test.each([
+    ['a cut-off escape', '/api/runs/%E0%A4%A'],
+    ['an escape that is not UTF-8', '/api/diagnosis/%C0%AF/trace'],
+    ['a stray percent sign on no route', '/%zz'],
+  ])('a URL with %s → 400 INVALID_INPUT, the path not echoed', async (_what, target) => {
+    // fastify's router answered {"error":"Bad Request","code":"FST_ERR_BAD_URL","message":"'<path>' is not a valid url component"}.
+    const answer = await exchange([get(target)]);
+    expect(expectApiError(answer, 400, 'INVALID_INPUT')).toMatchInlineSnapshot(`"the URL path is not valid percent-encoding (a cut-off or non-UTF-8 escape such as %E0%A4%A); encode each segment with encodeURIComponent"`);
+    expectApiError(await exchange([get(target, '')]), 401, 'UNAUTHORIZED');
+  });
+
+  test('a body shorter than its Content-Length, then a half-close → 400 INVALID_INPUT', async () => {
+    // Node's parser fails at the early end; fastify's default answered {"error":"Bad Request","message":"Client Error"}.
+    const answer = await exchange([postRaw('Content-Type: application/json\r\nContent-Length: 100\r\n', '{"question":"hi"}')], { halfClose: true });
+    expect(expectApiError(answer, 400, 'INVALID_INPUT')).toMatchInlineSnapshot(`"the connection was closed before the request was complete (unfinished headers, or a body shorter than its Content-Length)"`);
+  });
+
+  test('broken framing (an unknown method, a bad Content-Length, Content-Length with chunked) → 400 INVALID_INPUT', async () => {
+    const messages = [];
+    for (const request of [
+      `BREW /api/runs HTTP/1.1\r\nHost: 127.0.0.1\r\n${AUTH}\r\n`,
+      postRaw('Content-Type: application/json\r\nContent-Length: 12abc\r\n'),
+      postRaw('Content-Type: application/json\r\nContent-Length: 2\r\nTransfer-Encoding: chunked\r\n', '0\r\n\r\n'),
+    ]) {
+      messages.push(expectApiError(await exchange([request]), 400, 'INVALID_INPUT'));
+    }
+    expect(messages).toMatchInlineSnapshot(`
+[
+  "malformed HTTP request (Invalid method encountered); send a well-formed HTTP/1.1 request",
+  "Content-Length is not a valid length; send the size of the body in bytes",
+  "malformed HTTP request (Transfer-Encoding can't be present with Content-Length); send a well-formed HTTP/1.1 request",
+]
+`);
+  });
+
+  test('an HTTP/1.1 request without Host → 400 INVALID_INPUT (Node answered a bodiless 400); HTTP/1.0 needs none', async () => {
+    const answer = await exchange([`GET /healthz HTTP/1.1\r\n${AUTH}\r\n`]);
+    expect(expectApiError(answer, 400, 'INVALID_INPUT')).toBe('the request has no Host header; HTTP/1.1 requires one');
+    expect(answer.headers.connection).toBe('close');
+    expect((await exchange(['GET /healthz HTTP/1.0\r\n\r\n'])).status).toBe(200);
+  });
+
+  test('invalid, empty and oversized JSON bodies and text/plain over a real socket: 400, 400, 413, 415', async () => {
+    const close = 'Connection: close\r\n';
+    expectApiError(await exchange([postRaw(`Content-Type: application/json\r\nContent-Length: 5\r\n${close}`, '{"a":')]), 400, 'INVALID_INPUT');
+    expectApiError(await exchange([postRaw(`Content-Type: application/json\r\nContent-Length: 0\r\n${close}`)]), 400, 'INVALID_INPUT');
+    expectApiError(await exchange([postRaw(`Content-Type: application/json\r\nContent-Length: 100000\r\n${close}`)]), 413, 'PAYLOAD_TOO_LARGE');
+    expectApiError(await exchange([postRaw(`Content-Type: text/plain\r\nContent-Length: 2\r\n${close}`, 'hi')]), 415, 'UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  test('a known path with another method → 405 with Allow; unknown paths stay 404, and anonymous callers get 401', async () => {
+    const put = await call({ method: 'PUT', url: '/api/runs' });
+    expect(put).toMatchObject({ status: 405, body: { error: 'METHOD_NOT_ALLOWED', message: 'PUT is not allowed on /api/runs; use POST' } });
+    expect(put.headers.allow).toBe('POST');
+    const getDocument = await call({ method: 'GET', url: '/api/kbs/kb/documents/a.pdf' });
+    expect(getDocument).toMatchObject({ status: 405, body: { error: 'METHOD_NOT_ALLOWED', message: 'GET is not allowed on /api/kbs/kb/documents/a.pdf; use DELETE' } });
+    expect((await call({ method: 'POST', url: '/api/runs/rag-s-1-12345678', payload: {} })).headers.allow).toBe('GET, HEAD');
+    expect((await call({ method: 'PUT', url: '/api/runs', tenant: null })).status).toBe(401);
+    // A preflight passes no bearer check, so it must not tell which paths exist.
+    expect((await app.inject({ method: 'OPTIONS', url: '/api/runs' })).statusCode).toBe(404);
+  });
+
+  test("a codec body over the codec's limit → 413 naming that limit, not the API's", async () => {
+    const codecHandler = createCodecHandler(new AesGcmCodec(TEST_KEYRING), { allowedOrigins: [], authorize: () => true });
+    const codecApp = harness.server({ codecHandler, limits: { bodyLimitBytes: 64 * 1024, codecBodyLimitBytes: 2048 } });
+    const response = await codecApp.inject({ method: 'POST', url: '/codec/decode', headers: bearer('acme'), payload: { payloads: [{ data: 'x'.repeat(4096) }] } });
+    expect({ status: response.statusCode, body: JSON.parse(response.body) as unknown }).toEqual({
+      status: 413,
+      body: { error: 'PAYLOAD_TOO_LARGE', message: 'request body is larger than 2048 bytes; send a smaller body' },
+    });
   });
 });
 
