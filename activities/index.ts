@@ -1,5 +1,6 @@
 import { auditActivities } from './audit-activities';
 import type { AuditActivities, RagActivities } from './contracts';
+import { withHeartbeats } from './heartbeats';
 import { ingestActivities, type IngestDeps } from './ingest-activities';
 import { modelActivities } from './model-activities';
 import type { AuditStore, ChatModels, Retriever } from './ports';
@@ -16,7 +17,8 @@ export type ActivityDeps = {
 
 /** Every activity of ragtime, wired to the adapters it is given (workers/ builds them from config). */
 export const createActivities = (deps: ActivityDeps) => ({
-  ...(({ ...modelActivities(deps.models), ...retrievalActivities(deps.retriever) }) satisfies RagActivities),
+  // Model and retrieval calls wait on a provider: they heartbeat, so a dead worker is noticed in seconds.
+  ...(withHeartbeats({ ...modelActivities(deps.models), ...retrievalActivities(deps.retriever) }) satisfies RagActivities),
   ...ingestActivities(deps.ingest),
   ...(auditActivities(deps.audit) satisfies AuditActivities),
 });

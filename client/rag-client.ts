@@ -28,6 +28,7 @@ import { ragtimeDataConverter } from './codec/data-converter';
 import { explainWorkflowTaskFailure, toRagError } from './errors';
 import { listRuns, type ListRunsFilter, type RunRow } from './list-runs';
 import { readRunRecord, type RunRecord } from './run-record';
+import { reattaching } from './reattach';
 import { answerForOptions, mayNameAnOption } from '../core/run/option-answer';
 
 export type RagClientOptions = {
@@ -109,9 +110,15 @@ export class RagClient {
    */
   async ask(question: string | undefined, options: AskOptions): Promise<RagOutcome> {
     const { workflowId, startOptions } = this.prepareStart(question, options);
-    const start = new WithStartWorkflowOperation<typeof ragWorkflow>('ragWorkflow', startOptions);
+    // One update id for every attempt: a call repeated after the server came back joins the same update.
+    const updateId = randomUUID();
+    const attempt = () =>
+      this.temporal.workflow.executeUpdateWithStart(awaitOutcomeUpdate, {
+        updateId,
+        startWorkflowOperation: new WithStartWorkflowOperation<typeof ragWorkflow>('ragWorkflow', startOptions),
+      });
     try {
-      return await this.temporal.workflow.executeUpdateWithStart(awaitOutcomeUpdate, { startWorkflowOperation: start });
+      return await reattaching(attempt, { workflowId });
     } catch (error) {
       if (error instanceof WorkflowExecutionAlreadyStartedError) return this.getOutcome(workflowId);
       // A worker that cannot decrypt the input fails the workflow task; the server then refuses the update.
@@ -134,6 +141,16 @@ export class RagClient {
         const outcome = await this.getOutcome(workflowId);
         return { workflowId, runId: outcome.runId, sessionId: outcome.sessionId };
       }
+      throw toRagError(error, workflowId);
+    }
+  }
+
+  /** The ids of a run that has started, read from the server alone (no worker needed, unlike `getOutcome`). */
+  async startedRun(workflowId: string): Promise<{ workflowId: string; runId: string }> {
+    try {
+      const description = await this.temporal.workflow.getHandle(workflowId).describe();
+      return { workflowId, runId: description.runId };
+    } catch (error) {
       throw toRagError(error, workflowId);
     }
   }
@@ -173,8 +190,10 @@ export class RagClient {
     if (!parsed.success) throw new RagError('INVALID_INPUT', describeZodError('invalid answer', parsed.error));
     // A number may name one of the options the run offers: the option is sent, or the number is refused.
     const answer = mayNameAnOption(text) ? answerForOptions(text, (await this.getOutcome(workflowId)).hitl?.options ?? []) : text;
+    // The same update id on every attempt: the server applies the answer once, however often it is sent.
+    const updateId = randomUUID();
     try {
-      return await this.temporal.workflow.getHandle(workflowId).executeUpdate(submitHitlAnswerUpdate, { args: [answer] });
+      return await reattaching(() => this.temporal.workflow.getHandle(workflowId).executeUpdate(submitHitlAnswerUpdate, { args: [answer], updateId }), { workflowId });
     } catch (error) {
       throw (await explainWorkflowTaskFailure(this.temporal, workflowId, error)) ?? toRagError(error, workflowId);
     }

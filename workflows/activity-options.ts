@@ -18,9 +18,17 @@ const TERMINAL_ERRORS = [
   'DOCUMENT_EXISTS',
 ];
 
+/**
+ * How soon a worker that died in the middle of an activity is noticed (issue 14 §1): the model and retrieval
+ * activities heartbeat every HEARTBEAT_EVERY_MS while they wait on a provider (activities/heartbeats.ts), so the
+ * server retries them elsewhere after this much silence instead of after the whole start-to-close timeout.
+ */
+const DEAD_WORKER_TIMEOUT = '10 seconds';
+
 /** Planner, grader, rewriter (spec §4.2, §4.5, §4.7): one model call each; a slow model gets 60 s. */
 export const MODEL_CALL: ActivityOptions = {
   startToCloseTimeout: '60 seconds',
+  heartbeatTimeout: DEAD_WORKER_TIMEOUT,
   retry: {
     initialInterval: '1 second',
     backoffCoefficient: 2,
@@ -36,6 +44,7 @@ export const MODEL_CALL: ActivityOptions = {
  */
 export const RETRIEVAL: ActivityOptions = {
   startToCloseTimeout: '60 seconds',
+  heartbeatTimeout: DEAD_WORKER_TIMEOUT,
   retry: {
     initialInterval: '1 second',
     backoffCoefficient: 2,
@@ -46,12 +55,15 @@ export const RETRIEVAL: ActivityOptions = {
 };
 
 /**
- * ingestFile (spec §6.11): parse, split, embed 50 leaves at a time and insert. It heartbeats after every page and
- * batch, so a lost worker is noticed within a minute; a large PDF may take an hour. Bad files are terminal.
+ * ingestFile (spec §6.11): parse, split, embed 50 leaves at a time and insert; a large PDF may take an hour. Bad
+ * files are terminal. It heartbeats what it waits on every 2 s (issue 14 §5), so a lost worker is noticed within
+ * 15 s and `ragtime ingest` reads progress at most 12 s old (the SDK sends a heartbeat per 0.8 × this timeout).
+ * A failed attempt keeps the leaves it inserted and the next one resumes after them: five attempts are five tries
+ * at the rest of the file, not at all of it.
  */
 export const INGEST_FILE: ActivityOptions = {
   startToCloseTimeout: '2 hours',
-  heartbeatTimeout: '1 minute',
+  heartbeatTimeout: '15 seconds',
   retry: {
     initialInterval: '2 seconds',
     backoffCoefficient: 2,

@@ -13,6 +13,11 @@ export type HttpLimits = {
   progressPollMs?: number;
   /** How often the progress stream sends a heartbeat comment, so proxies keep the connection. Default 15 s. */
   heartbeatMs?: number;
+  /**
+   * How long `POST /api/runs` waits for a run's first outcome before it answers 202 with the run's id (the run goes
+   * on; follow its progress). Bounds the answer when no live worker takes the run (issue 14 §3). Default 30 s.
+   */
+  askWaitMs?: number;
 };
 
 /** What the document endpoints need of the knowledge stores (activities/knowledge/knowledge-stores.ts has it). */

@@ -20,11 +20,12 @@ import type { RagOutcome } from '../../core/schemas/run-io';
 import { CountingEmbeddingProxy } from '../support/embedding-proxy';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from '../support/fake-openai-server';
 import { newMilvusClient } from '../support/milvus';
-import { REPO_ROOT, assertReachable, pollUntil, services } from '../support/services';
+import { REPO_ROOT, pollUntil, services } from '../support/services';
+import { RAGTIME_BIN, assertServicesReachable, serviceEnvironment, startWorkerProcess, stopWorkerProcess, tail } from '../support/worker-process';
 
 jest.setTimeout(60_000);
 
-const BIN = path.join(REPO_ROOT, 'bin', 'ragtime.js');
+const BIN = RAGTIME_BIN;
 const RUN = randomUUID().slice(0, 8);
 const COLLECTION = `e2e_cli_${RUN}`;
 const SESSION = `e2e-cli-${RUN}`;
@@ -33,27 +34,12 @@ const OPENAI_QUEUE = `e2e-cli-openai-${RUN}`;
 const API_KEY = `sk-e2e-${RUN}`;
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ragtime-e2e-cli-'));
 
-/** Variables that would change what the subprocesses do if the developer's shell happens to set them. */
-const SCRUBBED = /^(MODEL_PROVIDER|OPENAI_\w+|ARK_API_KEY|BASE_URL|FAST_MODEL|GRADE_MODEL|MODEL|RERANK_\w+|DATABASE_URL|MILVUS_\w+|TEMPORAL_\w+|RETRIEVAL_\w+|AUTO_MERGE_\w+|LEAF_RETRIEVE_LEVEL|RAGTIME_DATA_DIR)$/;
-const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !SCRUBBED.test(name)));
-const baseEnv: NodeJS.ProcessEnv = {
-  ...inherited,
-  TEMPORAL_ADDRESS: services.temporalAddress,
-  MILVUS_ADDRESS: services.milvusAddress,
-  MILVUS_COLLECTION: COLLECTION,
-  EMBEDDING_BASE_URL: services.embeddingBaseUrl,
-  EMBEDDING_MODEL: services.embeddingModel,
-  EMBEDDING_DIM: String(services.embeddingDim),
-  RAGTIME_DATA_DIR: dataDir,
-  TEMPORAL_UI_PORT: '8233',
-};
+const baseEnv: NodeJS.ProcessEnv = { ...serviceEnvironment({ collection: COLLECTION, dataDir }), TEMPORAL_UI_PORT: '8233' };
 const offlineEnv: NodeJS.ProcessEnv = { ...baseEnv, TEMPORAL_TASK_QUEUE: OFFLINE_QUEUE, MODEL_PROVIDER: 'offline' };
 let openAiEnv: NodeJS.ProcessEnv;
 
 type Run = { code: number | null; stdout: string; stderr: string };
 
-/** The end of a subprocess' output, for failure messages (tsx prints a minified source line before a stack). */
-const tail = (text: string, lines = 20) => text.split('\n').slice(-lines).map((line) => line.slice(0, 300)).join('\n');
 
 /** Runs `node bin/ragtime.js …` and resolves when it exits (killed after `timeoutMs`). */
 function ragtime(args: string[], env: NodeJS.ProcessEnv = offlineEnv, timeoutMs = 45_000): Promise<Run> {
@@ -86,30 +72,14 @@ const ask = (question: string, env?: NodeJS.ProcessEnv) => ragtimeJson<RagOutcom
 
 const workers: ChildProcess[] = [];
 
-/** Starts `ragtime worker` and resolves once it prints its start-up line (it polls right after). */
-function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, 'worker'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    workers.push(child);
-    let output = '';
-    const collect = (chunk: Buffer) => {
-      output += chunk.toString('utf8');
-      if (/^ragtime worker: task queue/m.test(output)) resolve(child);
-    };
-    child.stdout.on('data', collect);
-    child.stderr.on('data', collect);
-    child.once('exit', (code) => reject(new Error(`ragtime worker exited (${code}) before polling:\n${tail(output)}`)));
-  });
+/** Starts `ragtime worker` (test/support/worker-process.ts); stopped in afterAll. */
+async function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
+  const { child } = await startWorkerProcess(env);
+  workers.push(child);
+  return child;
 }
 
-async function stopWorker(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  const exited = new Promise((resolve) => child.once('exit', resolve));
-  child.kill('SIGTERM');
-  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000);
-  await exited;
-  clearTimeout(timer);
-}
+const stopWorker = stopWorkerProcess;
 
 /** A loopback port nobody listens on (bound, then released). */
 async function closedPort(): Promise<number> {
@@ -123,9 +93,7 @@ async function closedPort(): Promise<number> {
 let server: FakeOpenAiServer;
 
 beforeAll(async () => {
-  await assertReachable('Temporal', services.temporalAddress);
-  await assertReachable('Milvus', services.milvusAddress);
-  await assertReachable('embeddings server', services.embeddingBaseUrl);
+  await assertServicesReachable();
   server = await startFakeOpenAiServer({ apiKey: API_KEY });
   openAiEnv = {
     ...baseEnv,

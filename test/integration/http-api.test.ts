@@ -1,4 +1,6 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import { RagClient } from '../../client/rag-client';
 import { SessionTrace } from '../../core/schemas/audit';
 import { RagOutcome } from '../../core/schemas/run-io';
 import { RunStarted, RunView } from '../../server/http/api-schemas';
@@ -101,6 +103,26 @@ describe('runs', () => {
     expect(started).toMatchObject({ sessionId: session, status: 'running' });
     const now = outcomeOf((await get(`/api/runs/${started.workflowId}`)).body.replace(/^{"outcome":(.*),"trace":.*}$/s, '$1'));
     expect(now.status).toBe('running');
+  });
+});
+
+describe('a worker that died a moment ago (issue 14 §3)', () => {
+  test('POST /api/runs answers within askWaitMs: 202 with the run\'s id when nobody settles the run', async () => {
+    // Temporal lists a killed worker's pollers for minutes, so the worker check passes; nobody polls this queue.
+    const orphaned = RagClient.fromClient(harness.env.client, `nobody-${randomUUID()}`);
+    const server = harness.server({ rag: orphaned, workerCheck: async () => undefined, limits: { bodyLimitBytes: 64 * 1024, askWaitMs: 1_500 } });
+    const session = sessionId();
+    const started = Date.now();
+    const response = await server.inject({ method: 'POST', url: '/api/runs', headers: bearer('acme'), payload: { question: simpleQuestion('椿'), sessionId: session } });
+    const tookMs = Date.now() - started;
+    expect(response.statusCode).toBe(202);
+    const run = RunStarted.parse(JSON.parse(response.body));
+    expect(run).toMatchObject({ sessionId: session, status: 'running', workflowId: expect.stringMatching(new RegExp(`^rag-${session}-`)) });
+    expect(tookMs).toBeGreaterThanOrEqual(1_500);
+    expect(tookMs).toBeLessThan(10_000);
+    // The run exists and waits for a worker: it is what the caller follows.
+    expect((await harness.env.client.workflow.getHandle(run.workflowId).describe()).runId).toBe(run.runId);
+    await harness.env.client.workflow.getHandle(run.workflowId).terminate('test cleanup');
   });
 });
 

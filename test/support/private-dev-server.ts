@@ -14,7 +14,13 @@ const TEMPORAL = path.join(REPO_ROOT, '.venv', 'bin', 'temporal');
 // As scripts/services.sh registers them (workflows/search-attributes.ts).
 const SEARCH_ATTRIBUTES = ['RagSessionId=Keyword', 'RagStatus=Keyword', 'RagRoute=Keyword', 'RagComplexity=Keyword', 'RagHitlRounds=Int', 'RagKb=Keyword'];
 
-export type PrivateDevServer = { address: string; dbFile: string; stop(): Promise<void> };
+export type PrivateDevServer = {
+  address: string;
+  dbFile: string;
+  stop(): Promise<void>;
+  /** SIGKILL: the server dies without a shutdown; start it again with the same `port` and folder. */
+  kill(): Promise<void>;
+};
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -30,10 +36,13 @@ async function freePort(): Promise<number> {
 const exited = (child: ChildProcess) =>
   new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
 
-/** Starts the server with its database at `dir`/temporal.db and waits until it answers. */
-export async function startPrivateDevServer(dir: string): Promise<PrivateDevServer> {
+/**
+ * Starts the server with its database at `dir`/temporal.db and waits until it answers. `port`: to restart a
+ * server on the port its clients and workers know (default: a free one).
+ */
+export async function startPrivateDevServer(dir: string, options: { port?: number } = {}): Promise<PrivateDevServer> {
   if (!existsSync(TEMPORAL)) throw new Error(`${TEMPORAL} is missing: run scripts/setup.sh (make setup)`);
-  const port = await freePort();
+  const port = options.port ?? (await freePort());
   const address = `127.0.0.1:${port}`;
   const dbFile = path.join(dir, 'temporal.db');
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--headless', '--db-filename', dbFile, '--log-level', 'error'];
@@ -43,8 +52,8 @@ export async function startPrivateDevServer(dir: string): Promise<PrivateDevServ
   child.stderr?.on('data', (chunk: Buffer) => {
     stderr = `${stderr}${chunk.toString()}`.slice(-2000);
   });
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+  const stop = async (signal: NodeJS.Signals = 'SIGTERM') => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
     await exited(child);
   };
   try {
@@ -64,5 +73,5 @@ export async function startPrivateDevServer(dir: string): Promise<PrivateDevServ
     await stop();
     throw error;
   }
-  return { address, dbFile, stop };
+  return { address, dbFile, stop: () => stop(), kill: () => stop('SIGKILL') };
 }

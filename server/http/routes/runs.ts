@@ -1,4 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { newRagWorkflowId } from '../../../client/rag-client';
 import { RagError, isRagError } from '../../../core/errors';
 import { AnswerBody, ApiError, AskBody, RagOutcome, RunParams, RunStarted, RunView } from '../api-schemas';
 import { notFound } from '../api-failure';
@@ -8,10 +9,21 @@ import type { RouteDeps } from '../server-deps';
 const finished = (workflowId: string) =>
   new RagError('NOT_AWAITING_INPUT', `run "${workflowId}" has finished; it takes no more answers (ask again to continue)`);
 
+/** The promise's value if it settles within `ms`, else null (its rejection, if first, is thrown). */
+async function within<T>(promise: Promise<T>, ms: number): Promise<{ outcome: T } | null> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ms)));
+  try {
+    return await Promise.race([promise.then((outcome) => ({ outcome })), timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 const errors = { 400: ApiError, 401: ApiError, 404: ApiError, 503: ApiError };
 
 /** Ask, answer, read a run. Every run is checked against the caller's tenant first (404 for anyone else's). */
-export const runRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { rag, tenants, workerCheck, newSessionId }) => {
+export const runRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { rag, tenants, limits, workerCheck, newSessionId }) => {
   app.post('/api/runs', {
     schema: {
       summary: 'Ask a question: starts a run and returns its first outcome (completed, awaiting_input or failed)',
@@ -29,7 +41,14 @@ export const runRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { rag, te
     await workerCheck();
     const options = { sessionId, kb, ...(hitl ? { hitl } : {}) };
     if (!wait) return reply.code(202).send({ ...(await rag.start(question, options)), status: 'running' as const });
-    return reply.code(200).send(await rag.ask(question, options));
+    // Bounded (issue 14 §3): a worker that died a moment ago still counts as polling for minutes, and nobody would
+    // settle the run. After askWaitMs the caller gets the run's id, as with wait: false; the run goes on.
+    const workflowId = newRagWorkflowId(sessionId);
+    const asked = rag.ask(question, { ...options, workflowId });
+    const first = await within(asked, limits.askWaitMs);
+    if (first) return reply.code(200).send(first.outcome);
+    asked.catch(() => undefined); // its outcome is read later (GET /api/runs/:id); the request is answered
+    return reply.code(202).send({ ...(await rag.startedRun(workflowId)), sessionId, status: 'running' as const });
   });
 
   app.post('/api/runs/:workflowId/answer', {
