@@ -3,6 +3,7 @@ import type { SubResult } from '../core/graph/synthesis';
 import type { RetrievalHealthReport } from '../core/run/retrieval-health';
 import type { RagStep } from '../core/progress/rag-step';
 import type { ToolInvocationRecord } from '../core/schemas/audit';
+import { subQuestionGroup } from '../core/progress/step-messages';
 import { RagRun } from '../core/run/rag-run';
 import { gradeDocuments, retrieveInitial } from './graph-nodes';
 import { progressQuery } from './messages';
@@ -39,7 +40,7 @@ export async function subQuestionWorkflow(input: SubQuestionInput): Promise<SubQ
   // Message handlers
   setHandler(progressQuery, () => run.steps());
 
-  const group = { group: `子问题 ${input.index}`, groupLabel: input.question };
+  const group = { group: subQuestionGroup(input.index), groupLabel: input.question };
   await retrieveInitial(run, group);
   await gradeDocuments(run, true, group);
   const info = workflowInfo();

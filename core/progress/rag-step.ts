@@ -19,7 +19,11 @@ export type StepMessage = Pick<RagStep, 'icon' | 'label' | 'detail'>;
 
 export type StepGroup = { group: string; groupLabel: string } | null;
 
-/** Keeps a run's steps with their times. `now` is workflow time, passed in so that core/ stays clock-free. */
+/**
+ * Keeps a run's steps with their times. `now` is workflow time, passed in so that core/ stays clock-free.
+ * Append-only: a step's index is its id in the progress stream, given when it is recorded and never changed, and
+ * steps adopted from sub-questions are appended, so they get new, larger indexes (issue 14 §12, stableSteps).
+ */
 export class ProgressLog {
   private readonly steps: RagStep[] = [];
   private lastAt: number;
@@ -41,7 +45,7 @@ export class ProgressLog {
     return step;
   }
 
-  /** Appends steps recorded elsewhere (a sub-question's run), keeping their own times. */
+  /** Appends steps recorded elsewhere (a sub-question's run), keeping their own times; they get the next indexes. */
   append(steps: readonly RagStep[]): void {
     this.steps.push(...steps);
   }

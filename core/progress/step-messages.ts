@@ -21,8 +21,10 @@ export const plannedComplexity = (complexity: 'simple' | 'complex', reason: stri
     : step('✅', '简单问题 → 走标准 RAG 流程', `理由: ${firstChars(reason, 60)}`);
 /** The icon of the step that hands a sub-question to its child run. */
 export const SUB_QUESTION_QUEUED_ICON = '📌';
+/** The `group` of a sub-question's steps, and the label of the step that queues it (1-based index). */
+export const subQuestionGroup = (index: number): string => `子问题 ${index}`;
 export const subQuestionQueued = (index: number, question: string) =>
-  step(SUB_QUESTION_QUEUED_ICON, `子问题 ${index}`, `${firstChars(question, 80)} 已加入并行检索`);
+  step(SUB_QUESTION_QUEUED_ICON, subQuestionGroup(index), `${firstChars(question, 80)} 已加入并行检索`);
 
 function retrievalDetails(meta: Partial<RetrievalMeta>, prefix: string): StepMessage[] {
   return [

@@ -84,8 +84,11 @@ export type HttpHarness = {
   close(): Promise<void>;
 };
 
-/** Connects, opens the stores and starts a worker that records audit rows. */
-export async function openHttpHarness(): Promise<HttpHarness> {
+/**
+ * Connects, opens the stores and starts a worker that records audit rows. A test may give its own models or
+ * retrieval (e.g. a complex question whose sub-questions finish at set times); the default ones otherwise.
+ */
+export async function openHttpHarness(adapters: { models?: ChatModels; retriever?: Retriever } = {}): Promise<HttpHarness> {
   const env = await openWorkflowEnv();
   const taskQueue = newTaskQueue();
   const dir = mkdtempSync(path.join(tmpdir(), 'ragtime-http-'));
@@ -97,7 +100,7 @@ export async function openHttpHarness(): Promise<HttpHarness> {
     taskQueue,
     workflowBundle: env.workflowBundle,
     dataConverter: env.dataConverter,
-    activities: createActivities({ models: httpModels, retriever: httpRetriever, audit }),
+    activities: createActivities({ models: adapters.models ?? httpModels, retriever: adapters.retriever ?? httpRetriever, audit }),
   });
   const running = worker.run();
   const tenants = createTenantDirectory({

@@ -1,5 +1,6 @@
 import type { WorkflowExecutionDescription } from '@temporalio/client';
 import type { RagStep } from '../../core/progress/rag-step';
+import { stableSteps } from '../../core/progress/stable-steps';
 import { ANSWER_NODE_LABELS } from '../../core/progress/step-messages';
 import { RagOutcome } from '../../core/schemas/run-io';
 import type { Chunk } from '../../core/schemas/retrieved-chunk';
@@ -162,6 +163,9 @@ async function runScenario(start: Start, script: Script): Promise<Ran> {
   for (const answer of 'ask' in start ? (start.answers ?? []) : []) outcomes.push(await rag.answer(workflowId, answer));
   const outcome = outcomes[outcomes.length - 1] as RagOutcome;
   const progress = await rag.getProgress(workflowId);
+  // Issue 14 §12: a settled run's listing is its log, so the progress stream sends all of it (complex runs included:
+  // every adopted sub-question counts as finished).
+  expect(stableSteps(progress)).toEqual(progress);
   const handle = env.client.workflow.getHandle(workflowId);
   const description = await handle.describe();
   if (outcome.status === 'awaiting_input') await handle.terminate('graph-scenarios test done');

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RagStep } from '../../../core/progress/rag-step';
+import { stableSteps } from '../../../core/progress/stable-steps';
 import type { RagOutcome } from '../../../core/schemas/run-io';
 import { isRagError } from '../../../core/errors';
 import type { RagClient } from '../../../client/rag-client';
@@ -15,16 +16,22 @@ const ProgressHeaders = z.object({ 'last-event-id': z.string().regex(/^\d{1,9}$/
 
 type Snapshot = { outcome: RagOutcome; steps: RagStep[] };
 
-/** The outcome first, then the steps: once the outcome has settled, the steps read after it are complete. */
+/**
+ * The outcome first, then the steps: once the outcome has settled, the steps read after it are complete. Only the
+ * steps whose index is final (stableSteps): while sub-questions run, the listing holds their live steps, and a
+ * step after an unfinished sub-question is held back until its index is certain.
+ */
 async function snapshot(rag: RagClient, workflowId: string): Promise<Snapshot> {
   const outcome = await rag.getOutcome(workflowId);
-  return { outcome, steps: await rag.getProgress(workflowId) };
+  return { outcome, steps: stableSteps(await rag.getProgress(workflowId)) };
 }
 
 /**
- * GET /api/runs/{workflowId}/progress as server-sent events: one `step` event per new progress step (id = its index),
- * then one `outcome` event when the run is no longer running (completed, failed or awaiting input), and the end of
- * the stream. Heartbeat comments keep idle connections open. Polling stops as soon as the client goes away.
+ * GET /api/runs/{workflowId}/progress as server-sent events: one `step` event per new progress step, then one
+ * `outcome` event when the run is no longer running (completed, failed or awaiting input), and the end of the
+ * stream. A step's id is its index in the run's progress log: given once, never changed, larger than every id sent
+ * before it, so that resuming after Last-Event-ID neither skips nor repeats a step (issue 14 §12). Heartbeat
+ * comments keep idle connections open. Polling stops as soon as the client goes away.
  */
 export const progressRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { rag, tenants, limits }) => {
   const streams = new Set<() => void>();
@@ -37,7 +44,7 @@ export const progressRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { ra
       params: RunParams,
       headers: ProgressHeaders,
       response: {
-        200: { description: 'server-sent events: `step` (id = step index), then `outcome`', content: { 'text/event-stream': { schema: z.string() } } },
+        200: { description: "server-sent events: `step` (id = the step's index in the run's progress log, stable and increasing), then `outcome`", content: { 'text/event-stream': { schema: z.string() } } },
         400: ApiError,
         401: ApiError,
         404: ApiError,
@@ -50,6 +57,8 @@ export const progressRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { ra
     // The first poll happens before the stream opens, so its failures are ordinary HTTP errors (404, 503).
     let current = await snapshot(rag, workflowId);
     const lastSeen = request.headers['last-event-id'];
+    // The id of the next step to send. It only grows: a listing that is shorter for a moment (a sub-question's query
+    // failed) sends nothing until it has caught up.
     let sent = lastSeen === undefined ? 0 : Number(lastSeen) + 1;
 
     const sse = createSseStream();
