@@ -5,22 +5,29 @@
  * outcome is the fault-free one, what ran twice, and how long the recovery took (recorded in docs/OPERATIONS.md).
  */
 import { randomUUID } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { RagClient } from '../../client/rag-client';
 import type { RagOutcome } from '../../core/schemas/run-io';
+import { CountingEmbeddingProxy } from '../support/embedding-proxy';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from '../support/fake-openai-server';
 import { newMilvusClient } from '../support/milvus';
-import { pollUntil, services } from '../support/services';
-import { assertServicesReachable, killWorkerProcess, serviceEnvironment, startWorkerProcess, stopWorkerProcess, type WorkerProcess } from '../support/worker-process';
+import { createAuditStore } from '../../activities/adapters/sql-audit-store';
+import { REPO_ROOT, pollUntil, services } from '../support/services';
+import { RAGTIME_BIN, assertServicesReachable, killWorkerProcess, serviceEnvironment, startWorkerProcess, stopWorkerProcess, type WorkerProcess } from '../support/worker-process';
 
 jest.setTimeout(120_000);
 
 const RUN = randomUUID().slice(0, 8);
+/** The openai-provider worker's collection stays empty (its run routes no_knowledge without a grader call). */
 const COLLECTION = `e2e_chaos_${RUN}`;
 const TASK_QUEUE = `e2e-chaos-${RUN}`;
+/** The offline-provider workers read the sample knowledge base. */
+const KB_COLLECTION = `e2e_chaos_kb_${RUN}`;
+const OFFLINE_QUEUE = `e2e-chaos-offline-${RUN}`;
 const API_KEY = `sk-chaos-${RUN}`;
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ragtime-e2e-chaos-'));
 /** "比较" is a complex marker, so the fast path does not take it: the planner (a model call) decides. */
@@ -28,6 +35,8 @@ const QUESTION = '比较 Aurora X2 与 Nimbus C1 的保修政策';
 const SIMPLE_PLAN = { json: { complexity: 'simple', reason: '单一问题', sub_questions: [] } };
 
 let workerEnv: NodeJS.ProcessEnv;
+let offlineEnv: NodeJS.ProcessEnv;
+let offlineRag: RagClient;
 let models: FakeOpenAiServer;
 let connection: Connection;
 let rag: RagClient;
@@ -45,30 +54,37 @@ beforeAll(async () => {
     FAST_MODEL: 'chaos-fast',
     GRADE_MODEL: 'chaos-grade',
   };
+  offlineEnv = { ...serviceEnvironment({ collection: KB_COLLECTION, dataDir }), TEMPORAL_TASK_QUEUE: OFFLINE_QUEUE, MODEL_PROVIDER: 'offline' };
   connection = await Connection.connect({ address: services.temporalAddress });
   // No codec keys in the workers' environment: payloads are plain, as this client reads them.
   rag = RagClient.fromClient(new Client({ connection }), TASK_QUEUE);
-}, 60_000);
+  offlineRag = RagClient.fromClient(new Client({ connection }), OFFLINE_QUEUE);
+  const ingesting = await startWorkerProcess(offlineEnv);
+  started.push(ingesting);
+  const ingest = spawnSync(process.execPath, [RAGTIME_BIN, 'ingest', 'samples/knowledge', '--json'], { cwd: REPO_ROOT, env: offlineEnv, encoding: 'utf8', timeout: 120_000 });
+  expect([ingest.status, JSON.parse(ingest.stdout || '{}').totals]).toEqual([0, expect.objectContaining({ files: 4, ingested: 4, failed: 0 })]);
+  await stopWorkerProcess(ingesting.child);
+}, 180_000);
 
 afterAll(async () => {
   await Promise.all(started.map(({ child }) => stopWorkerProcess(child)));
   await connection?.close();
   await models?.close();
   const milvus = newMilvusClient();
-  await milvus.dropCollection({ collection_name: COLLECTION }).catch(() => undefined);
+  for (const collection of [COLLECTION, KB_COLLECTION]) await milvus.dropCollection({ collection_name: collection }).catch(() => undefined);
   await milvus.closeConnection();
   rmSync(dataDir, { recursive: true, force: true });
 }, 30_000);
 
-async function startWorker(): Promise<WorkerProcess> {
-  const worker = await startWorkerProcess(workerEnv);
+async function startWorker(env: NodeJS.ProcessEnv = workerEnv): Promise<WorkerProcess> {
+  const worker = await startWorkerProcess(env);
   started.push(worker);
   return worker;
 }
 
 /** Each activity attempt of a run: type, attempt number, and which worker ran it. */
-async function attemptsOf(workflowId: string): Promise<Array<[string, number, string]>> {
-  const events = (await rag.temporal.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+async function attemptsOf(workflowId: string, client: RagClient = rag): Promise<Array<[string, number, string]>> {
+  const events = (await client.temporal.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
   const typeById = new Map<string, string>();
   const attempts: Array<[string, number, string]> = [];
   for (const event of events) {
@@ -125,5 +141,77 @@ describe('a worker killed with SIGKILL', () => {
     // The heartbeat timeout (10 s) plus the retry's first interval (1 s) and the worker's pickup; it was the
     // start-to-close timeout (60 s) before model calls heartbeated.
     expect(recoveryMs).toBeLessThan(30_000);
+  });
+
+  test('while the run is parked awaiting input: the next worker takes the answer; same outcome, nothing re-run, no duplicate audit rows', async () => {
+    const question = '怎么重置管理密码？'; // scope_select on the sample knowledge base (docs/offline-policy.md)
+    const healthy = await startWorker(offlineEnv);
+    const baselineAsked = await offlineRag.ask(question, { sessionId: `chaos-parked-base-${RUN}` });
+    expect(baselineAsked).toMatchObject({ status: 'awaiting_input', route: 'scope_select' });
+    const baseline = await offlineRag.answer(baselineAsked.workflowId, '1');
+
+    const session = `chaos-parked-${RUN}`;
+    const asked = await offlineRag.ask(question, { sessionId: session });
+    expect(asked.status).toBe('awaiting_input');
+    await killWorkerProcess(healthy.child); // it held the run in its cache (sticky): the next task finds it gone
+    const next = await startWorker(offlineEnv);
+    const answeredAt = Date.now();
+    const done = await offlineRag.answer(asked.workflowId, '1');
+    const recoveryMs = Date.now() - answeredAt;
+    console.log(`chaos: worker SIGKILL while parked awaiting input → answer took ${recoveryMs} ms on the next worker`);
+
+    expect(comparable(done)).toEqual(comparable(baseline));
+    const attempts = await attemptsOf(asked.workflowId, offlineRag);
+    expect(attempts.every(([, attempt]) => attempt === 1)).toBe(true);
+    expect(attempts.filter(([type]) => type === 'retrieve')).toHaveLength(2); // the first ask's and the answer's, once each
+    // The audit (SQLite in the workers' data dir): one row per step, one event per key, however the workers died.
+    const audit = createAuditStore({ sqliteFile: path.join(dataDir, 'audit.sqlite'), includeContent: false });
+    try {
+      const trace = await audit.sessionTrace(session);
+      const steps = trace.toolInvocations.map((row) => `${row.runId}/${row.step}`);
+      const keys = trace.events.map((event) => `${event.runId}/${event.key}`);
+      expect(steps.length).toBeGreaterThanOrEqual(2);
+      expect(new Set(steps).size).toBe(steps.length);
+      expect(new Set(keys).size).toBe(keys.length);
+      expect(keys.filter((key) => key.endsWith('/completed'))).toHaveLength(1);
+    } finally {
+      await audit.close();
+    }
+    expect(recoveryMs).toBeLessThan(30_000);
+    await stopWorkerProcess(next.child);
+  });
+
+  test('inside retrieval (the query embedding held): another worker retrieves again within seconds; same outcome', async () => {
+    const question = 'Aurora X2 路由器的保修期是多久？'; // the fast path takes it: retrieval is the run's first activity
+    const proxy = await CountingEmbeddingProxy.start(services.embeddingBaseUrl);
+    const env = { ...offlineEnv, EMBEDDING_BASE_URL: proxy.baseUrl };
+    try {
+      const first = await startWorker(env);
+      const baseline = await offlineRag.ask(question, { sessionId: `chaos-retrieve-base-${RUN}` });
+      expect(baseline).toMatchObject({ status: 'completed', route: 'answer' });
+
+      // The next query embedding gets its reply only after the test has ended: the worker is killed while it waits.
+      const held = proxy.embeddingRequests.length;
+      proxy.plan = (index) => (index === held ? { holdMs: 600_000 } : undefined);
+      const workflowId = `rag-chaos-retrieve-${RUN}`;
+      const asked = offlineRag.ask(question, { sessionId: `chaos-retrieve-${RUN}`, workflowId });
+      await pollUntil('the query embedding to reach the embeddings server', async () => (proxy.embeddingRequests.length > held ? true : undefined), { timeoutMs: 30_000, intervalMs: 50 });
+      const second = await startWorker(env);
+      const killedAt = Date.now();
+      await killWorkerProcess(first.child);
+      const outcome = await asked;
+      const recoveryMs = Date.now() - killedAt;
+      console.log(`chaos: worker SIGKILL inside retrieval → run completed ${recoveryMs} ms later`);
+
+      expect(comparable(outcome)).toEqual(comparable(baseline));
+      const attempts = await attemptsOf(workflowId, offlineRag);
+      expect(attempts.filter(([type]) => type === 'retrieve').map(([, attempt]) => attempt)).toEqual([2]);
+      expect(attempts.filter(([type]) => type !== 'retrieve').every(([, attempt]) => attempt === 1)).toBe(true);
+      expect(proxy.embeddingRequests.length - held).toBe(2); // the held one, and the retry's: the query is embedded once per attempt
+      expect(recoveryMs).toBeLessThan(30_000);
+      await stopWorkerProcess(second.child);
+    } finally {
+      await proxy.close();
+    }
   });
 });
