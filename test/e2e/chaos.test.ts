@@ -15,6 +15,7 @@ import type { RagOutcome } from '../../core/schemas/run-io';
 import { CountingEmbeddingProxy } from '../support/embedding-proxy';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from '../support/fake-openai-server';
 import { newMilvusClient } from '../support/milvus';
+import { startPrivateMilvus } from '../support/private-milvus';
 import { createAuditStore } from '../../activities/adapters/sql-audit-store';
 import { REPO_ROOT, pollUntil, services } from '../support/services';
 import { RAGTIME_BIN, assertServicesReachable, killWorkerProcess, serviceEnvironment, startWorkerProcess, stopWorkerProcess, type WorkerProcess } from '../support/worker-process';
@@ -214,4 +215,44 @@ describe('a worker killed with SIGKILL', () => {
       await proxy.close();
     }
   });
+});
+
+describe('Milvus killed with SIGKILL', () => {
+  test('a question while it is down completes degraded (never lost, never "not there"); after the restart the same question answers as before', async () => {
+    const milvusDir = mkdtempSync(path.join(os.tmpdir(), 'ragtime-chaos-milvus-'));
+    let milvus = await startPrivateMilvus(milvusDir);
+    const queue = `e2e-chaos-milvus-${RUN}`;
+    const env = { ...offlineEnv, MILVUS_ADDRESS: milvus.address, MILVUS_COLLECTION: `chaos_milvus_${RUN}`, TEMPORAL_TASK_QUEUE: queue, RAGTIME_DATA_DIR: milvusDir + '-data' };
+    const client = RagClient.fromClient(new Client({ connection }), queue);
+    const question = 'Aurora X2 路由器的保修期是多久？';
+    const worker = await startWorker(env);
+    try {
+      const ingest = spawnSync(process.execPath, [RAGTIME_BIN, 'ingest', 'samples/knowledge/Aurora X2 路由器.md', '--json'], { cwd: REPO_ROOT, env, encoding: 'utf8', timeout: 120_000 });
+      expect(ingest.status).toBe(0);
+      const baseline = await client.ask(question, { sessionId: `chaos-milvus-base-${RUN}` });
+      expect(baseline).toMatchObject({ status: 'completed', route: 'answer', degraded: null });
+
+      await milvus.kill();
+      const downAt = Date.now();
+      const whileDown = await client.ask(question, { sessionId: `chaos-milvus-down-${RUN}` });
+      console.log(`chaos: Milvus SIGKILL → a question while it is down completed in ${Date.now() - downAt} ms, degraded`);
+      expect(whileDown).toMatchObject({ status: 'completed', route: 'no_knowledge', docs: [], degraded: { component: 'knowledge_store', retrieval: 'initial' } });
+
+      const restartAt = Date.now();
+      milvus = await startPrivateMilvus(milvusDir, { port: milvus.port });
+      const upMs = Date.now() - restartAt;
+      // The worker's Milvus client reconnects by itself: ask until the answer is the one from before the crash.
+      const after = await pollUntil('an answer from the restarted Milvus', async () => {
+        const outcome = await client.ask(question, { sessionId: `chaos-milvus-after-${RUN}` });
+        return outcome.degraded === null ? outcome : undefined;
+      }, { timeoutMs: 60_000, intervalMs: 1_000 });
+      console.log(`chaos: Milvus restarted in ${upMs} ms → answering as before ${Date.now() - restartAt} ms after the restart began`);
+      expect(comparable(after)).toEqual(comparable(baseline));
+    } finally {
+      await stopWorkerProcess(worker.child);
+      await milvus.stop();
+      rmSync(milvusDir, { recursive: true, force: true });
+      rmSync(milvusDir + '-data', { recursive: true, force: true });
+    }
+  }, 180_000);
 });

@@ -1,0 +1,61 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import { pollUntil, REPO_ROOT } from './services';
+
+/*
+ * A Milvus Lite server of a test's own (the binary scripts/services.sh starts), on a loopback port with its own data
+ * dir, for tests that kill it: the shared one of `make test` serves every other test.
+ */
+
+const MILVUS_LITE = path.join(REPO_ROOT, '.venv', 'bin', 'milvus-lite');
+
+export type PrivateMilvus = { address: string; port: number; stop(): Promise<void>; kill(): Promise<void> };
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+const exited = (child: ChildProcess) =>
+  new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
+
+const accepts = (port: number) =>
+  new Promise<boolean>((resolve) => {
+    const socket = net.connect(port, '127.0.0.1');
+    socket.once('connect', () => (socket.destroy(), resolve(true)));
+    socket.once('error', () => resolve(false));
+  });
+
+/** Starts Milvus Lite on `dataDir` (and `port`, to restart one its clients know) and waits until it accepts. */
+export async function startPrivateMilvus(dataDir: string, options: { port?: number } = {}): Promise<PrivateMilvus> {
+  if (!existsSync(MILVUS_LITE)) throw new Error(`${MILVUS_LITE} is missing: run scripts/setup.sh (make setup)`);
+  const port = options.port ?? (await freePort());
+  const child = spawn(MILVUS_LITE, ['server', '--data-dir', dataDir, '--host', '127.0.0.1', '--port', String(port)], { stdio: ['ignore', 'ignore', 'pipe'] });
+  let stderr = '';
+  child.stderr?.on('data', (chunk: Buffer) => {
+    stderr = `${stderr}${chunk.toString()}`.slice(-2000);
+  });
+  const stop = async (signal: NodeJS.Signals) => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    await exited(child);
+  };
+  try {
+    await pollUntil(`the private Milvus Lite on 127.0.0.1:${port}`, async () => {
+      if (child.exitCode !== null) throw new Error(`it exited with code ${child.exitCode}: ${stderr}`);
+      return (await accepts(port)) ? true : undefined;
+    }, { timeoutMs: 60_000, intervalMs: 200 });
+  } catch (error) {
+    await stop('SIGKILL');
+    throw error;
+  }
+  // SIGINT: Milvus Lite's graceful stop (it releases its data dir's LOCK); SIGKILL: a crash.
+  return { address: `127.0.0.1:${port}`, port, stop: () => stop('SIGINT'), kill: () => stop('SIGKILL') };
+}
