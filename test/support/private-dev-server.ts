@@ -1,7 +1,7 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import * as net from 'node:net';
 import * as path from 'node:path';
+import { exited, freePort } from './local-process';
 import { pollUntil, REPO_ROOT } from './services';
 
 /*
@@ -21,20 +21,6 @@ export type PrivateDevServer = {
   /** SIGKILL: the server dies without a shutdown; start it again with the same `port` and folder. */
   kill(): Promise<void>;
 };
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-const exited = (child: ChildProcess) =>
-  new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
 
 /**
  * Starts the server with its database at `dir`/temporal.db and waits until it answers. `port`: to restart a

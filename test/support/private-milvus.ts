@@ -1,7 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import * as net from 'node:net';
 import * as path from 'node:path';
+import { exited, freePort } from './local-process';
 import { pollUntil, REPO_ROOT } from './services';
 
 /*
@@ -12,20 +13,6 @@ import { pollUntil, REPO_ROOT } from './services';
 const MILVUS_LITE = path.join(REPO_ROOT, '.venv', 'bin', 'milvus-lite');
 
 export type PrivateMilvus = { address: string; port: number; stop(): Promise<void>; kill(): Promise<void> };
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
-const exited = (child: ChildProcess) =>
-  new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
 
 const accepts = (port: number) =>
   new Promise<boolean>((resolve) => {
