@@ -33,6 +33,8 @@ const API_KEY = `sk-chaos-${RUN}`;
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ragtime-e2e-chaos-'));
 /** "比较" is a complex marker, so the fast path does not take it: the planner (a model call) decides. */
 const QUESTION = '比较 Aurora X2 与 Nimbus C1 的保修政策';
+/** Generous (a shared 2-core machine), and still below the 55–57 s these recoveries took before heartbeats. */
+const RECOVERY_BOUND_MS = 45_000;
 const SIMPLE_PLAN = { json: { complexity: 'simple', reason: '单一问题', sub_questions: [] } };
 
 let workerEnv: NodeJS.ProcessEnv;
@@ -139,9 +141,9 @@ describe('a worker killed with SIGKILL', () => {
     expect(attempts.filter(([type]) => type !== 'planComplexity').every(([, attempt]) => attempt === 1)).toBe(true);
     expect(new Set(attempts.map(([, , identity]) => identity)).size).toBe(1); // all on the second worker
     expect(second.child.exitCode).toBeNull();
-    // The heartbeat timeout (10 s) plus the retry's first interval (1 s) and the worker's pickup; it was the
-    // start-to-close timeout (60 s) before model calls heartbeated.
-    expect(recoveryMs).toBeLessThan(30_000);
+    // The heartbeat timeout (10 s) plus the retry's first interval (1 s) and the worker's pickup — 10 s here, 30 s on
+    // a loaded machine; it was the start-to-close timeout (55 s after the kill) before model calls heartbeated.
+    expect(recoveryMs).toBeLessThan(RECOVERY_BOUND_MS);
   });
 
   test('while the run is parked awaiting input: the next worker takes the answer; same outcome, nothing re-run, no duplicate audit rows', async () => {
@@ -209,7 +211,7 @@ describe('a worker killed with SIGKILL', () => {
       expect(attempts.filter(([type]) => type === 'retrieve').map(([, attempt]) => attempt)).toEqual([2]);
       expect(attempts.filter(([type]) => type !== 'retrieve').every(([, attempt]) => attempt === 1)).toBe(true);
       expect(proxy.embeddingRequests.length - held).toBe(2); // the held one, and the retry's: the query is embedded once per attempt
-      expect(recoveryMs).toBeLessThan(30_000);
+      expect(recoveryMs).toBeLessThan(RECOVERY_BOUND_MS); // 57 s before retrieval heartbeated
       await stopWorkerProcess(second.child);
     } finally {
       await proxy.close();
