@@ -2,6 +2,7 @@ import type { CliHost } from '../cli/host';
 import { main } from '../cli/main';
 import type * as ServeApi from '../server/serve-api';
 import type * as ServeCodec from '../server/serve-codec';
+import type * as ServeMcp from '../server/mcp/serve-mcp-stdio';
 import type * as BuildAdapters from '../workers/build-adapters';
 import type * as RunWorker from '../workers/run-worker';
 
@@ -33,6 +34,7 @@ const host: CliHost = {
     };
   },
   serveApi: (config, rag, options) => (require('../server/serve-api') as typeof ServeApi).serveApi(config, rag, options),
+  serveMcpStdio: (rag, options) => (require('../server/mcp/serve-mcp-stdio') as typeof ServeMcp).serveMcpStdio(rag, options),
   serveCodec: (keyring, settings, options) =>
     (require('../server/serve-codec') as typeof ServeCodec).serveCodec(keyring, settings, options),
 };

@@ -17,6 +17,15 @@ export type KnowledgeAdmin = {
   close(): Promise<void>;
 };
 
+/** What `ragtime mcp` gives the MCP server: defaults for runs, the worker check and the retrieval of search_knowledge. */
+export type McpStdioOptions = {
+  defaultSession: string;
+  kbOf(requested: string | undefined): string | undefined;
+  workerCheck(): Promise<void>;
+  search?(query: string, kb: string | undefined): Promise<{ kb: string; result: RetrievalResult }>;
+  kbStats?(kb: string): Promise<KbStats>;
+};
+
 /** Something the command started that keeps running until it is closed (a server). */
 export type RunningService = { url: string; banner: string; close(): Promise<void> };
 
@@ -34,6 +43,11 @@ export type CliHost = {
   openKnowledge(config: RagConfig): KnowledgeAdmin;
   /** `ragtime serve`: the HTTP API, listening when it resolves. */
   serveApi(config: RagConfig, rag: RagClient, options: { host: string; port: number; logLevel: 'info' | 'warn' }): Promise<RunningService>;
+  /**
+   * `ragtime mcp`: the MCP server (server/mcp/) over stdio on `rag`, in the local user's scope, until stdin closes.
+   * With `search`, it offers search_knowledge through that in-process retrieval.
+   */
+  serveMcpStdio(rag: RagClient, options: McpStdioOptions): Promise<void>;
   /** `ragtime codec-server`: the payload codec for the Temporal UI. */
   serveCodec(keyring: CodecKeyring, settings: CodecServerSettings, options: { host: string; port: number }): Promise<RunningService>;
 };

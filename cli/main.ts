@@ -5,6 +5,7 @@ import { registerEval } from './commands/eval';
 import { registerIngest } from './commands/ingest';
 import { registerKnowledgeCommands } from './commands/knowledge';
 import { registerKnowledgeBaseCommands } from './commands/knowledge-bases';
+import { registerMcp } from './commands/mcp';
 import { registerRunCommands } from './commands/runs';
 import { registerServe } from './commands/serve';
 import { registerServices } from './commands/services';
@@ -42,6 +43,7 @@ export async function main(argv: string[], host: CliHost): Promise<number> {
     registerIngest(program, context, setExit);
     registerCodecCommands(program, context, setExit);
     registerServe(program, context, setExit);
+    registerMcp(program, context);
     registerTokenCommands(program);
     await program.parseAsync(argv);
     return exitCode;

@@ -4,6 +4,7 @@ import fastifySwagger from '@fastify/swagger';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { jsonSchemaTransform, validatorCompiler } from 'fastify-type-provider-zod';
 import { CODEC_BODY_LIMIT_BYTES } from '../codec/codec-server';
+import { mcpRoutes } from '../mcp/mount-mcp-http';
 import { installBearerAuth } from './bearer-auth';
 import { codecRoutes } from './codec-mount';
 import { installErrorHandlers } from './error-handler';
@@ -87,6 +88,8 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     await api.register(diagnosisRoutes, deps);
     await api.register(knowledgeRoutes, deps);
   });
+  // MCP over Streamable HTTP (docs/MCP.md): the same tokens and tenants as the API.
+  void app.register(mcpRoutes({ rag: deps.rag, tenants: deps.tenants, workerCheck: deps.workerCheck, ...(deps.knowledge ? { knowledge: deps.knowledge } : {}) }));
   if (options.codecHandler !== undefined) void app.register(codecRoutes(options.codecHandler, limits.codecBodyLimitBytes));
   return app;
 }

@@ -1,0 +1,82 @@
+import type { Chunk } from '../../core/schemas/retrieved-chunk';
+import type { RagOutcome } from '../../core/schemas/run-io';
+import type { RetrievalResult } from '../../core/trace/writers';
+import { MCP_EVIDENCE_CHARS, MCP_MAX_EVIDENCE, type Evidence, type RunResult, type SearchResult } from './tool-schemas';
+
+/*
+ * What an agent sees of a run or a retrieval (seed 004: "Agent 看到的不是完整 Trace"): the verdict and bounded
+ * evidence. The trace stays behind the trace_uri resource.
+ */
+
+export const traceUri = (runId: string) => `ragtime://runs/${encodeURIComponent(runId)}/trace`;
+
+const cut = (text: string, max: number): string => {
+  const chars = [...text];
+  return chars.length > max ? `${chars.slice(0, max - 1).join('')}…` : text;
+};
+
+export function evidenceOf(chunk: Chunk): Evidence {
+  const score = chunk.rerank_score ?? chunk.score;
+  return {
+    text: cut(chunk.text ?? '', MCP_EVIDENCE_CHARS),
+    source: chunk.filename ?? null,
+    page: chunk.page_number ?? null,
+    score: typeof score === 'number' && Number.isFinite(score) ? score : null,
+  };
+}
+
+/** A run's outcome as a tool result; `elicited` counts the answers the person gave through MCP during the call. */
+export function projectOutcome(outcome: RagOutcome, elicited = 0): RunResult {
+  const waiting = outcome.status === 'awaiting_input' && outcome.hitl !== null;
+  return {
+    run_id: outcome.workflowId,
+    status: outcome.status,
+    kb: outcome.kb,
+    route: outcome.route,
+    retrieval_status: outcome.retrieval_status,
+    answer: outcome.answer && {
+      text: outcome.answer.text,
+      citations: outcome.answer.citations.map((c) => ({ marker: c.marker, source: c.filename, page: c.page_number, quote: cut(c.quote, MCP_EVIDENCE_CHARS) })),
+    },
+    answer_null_reason: outcome.answer_null_reason,
+    evidence: outcome.docs.slice(0, MCP_MAX_EVIDENCE).map(evidenceOf),
+    evidence_total: outcome.docs.length,
+    clarification:
+      waiting && outcome.hitl
+        ? {
+            prompt: outcome.hitl.prompt,
+            options: outcome.hitl.options,
+            round: outcome.hitl.round,
+            how_to_answer: `ask the person, then call answer_clarification with run_id "${outcome.workflowId}" and their answer (free text, or an option's number)`,
+          }
+        : null,
+    elicited_answers: elicited,
+    degraded: outcome.degraded && { component: outcome.degraded.component, reason: cut(outcome.degraded.reason, 300) },
+    error: outcome.error,
+    trace_uri: traceUri(outcome.workflowId),
+  };
+}
+
+// Reranker scores (cross-encoder relevance, 0–1) at or above these read as high / medium relevance; below, low.
+const HIGH_RERANK = 0.5;
+const MEDIUM_RERANK = 0.1;
+
+/** One retrieval as search_knowledge's result: at most `topK` evidence items and a relevance level. */
+export function projectRetrieval(result: RetrievalResult, kb: string, topK: number): SearchResult {
+  const docs = result.docs.slice(0, Math.min(topK, MCP_MAX_EVIDENCE));
+  const rerank = docs.map((doc) => doc.rerank_score).filter((score): score is number => typeof score === 'number');
+  const best = rerank.length > 0 ? Math.max(...rerank) : null;
+  const failed = result.meta.retrieval_mode === 'failed';
+  const relevance_level = failed
+    ? 'unavailable'
+    : docs.length === 0
+      ? 'none'
+      : best === null
+        ? 'unranked'
+        : best >= HIGH_RERANK
+          ? 'high'
+          : best >= MEDIUM_RERANK
+            ? 'medium'
+            : 'low';
+  return { kb, evidence: docs.map(evidenceOf), relevance_level, retrieval_mode: typeof result.meta.retrieval_mode === 'string' ? result.meta.retrieval_mode : null };
+}

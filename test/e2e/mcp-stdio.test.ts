@@ -1,0 +1,215 @@
+/**
+ * End to end (issue 15 §2): `ragtime mcp` as an MCP client starts it — a subprocess speaking JSON-RPC on stdio —
+ * driven by the SDK's own Client over StdioClientTransport, against the real local services and a real
+ * `ragtime worker` subprocess with the offline policy provider on a task queue of its own. The sample knowledge base
+ * is ingested once through `ragtime ingest`.
+ *
+ * Expected routes: docs/offline-policy.md on samples/knowledge (as in test/e2e/cli.test.ts): the warranty of the
+ * Aurora X2 is answered; "怎么重置管理密码？" matches several products' manuals, so it asks which (scope_select).
+ */
+import { type ChildProcess, spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ElicitRequestSchema, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { RunResult, SearchResult } from '../../server/mcp/tool-schemas';
+import { newMilvusClient } from '../support/milvus';
+import { REPO_ROOT } from '../support/services';
+import { RAGTIME_BIN, assertServicesReachable, serviceEnvironment, startWorkerProcess, stopWorkerProcess, tail } from '../support/worker-process';
+
+jest.setTimeout(60_000);
+
+const RUN = randomUUID().slice(0, 8);
+const COLLECTION = `e2e_mcp_${RUN}`;
+const QUEUE = `e2e-mcp-${RUN}`;
+const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ragtime-e2e-mcp-'));
+const env: NodeJS.ProcessEnv = { ...serviceEnvironment({ collection: COLLECTION, dataDir }), TEMPORAL_TASK_QUEUE: QUEUE, MODEL_PROVIDER: 'offline' };
+
+const ANSWERED = 'Aurora X2 路由器的保修期是多久？';
+const SCOPED = '怎么重置管理密码？';
+
+let worker: ChildProcess | null = null;
+const clients: Client[] = [];
+
+function ingest(): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [RAGTIME_BIN, 'ingest', 'samples/knowledge', '--json'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString('utf8')));
+    child.once('error', reject);
+    child.once('close', (code) => resolve({ code, output }));
+  });
+}
+
+/** The SDK's client on a fresh `node bin/ragtime.js mcp`; with `elicit`, it declares form elicitation and answers so. */
+async function connect(elicit?: (request: ElicitRequest) => Record<string, string> | null): Promise<{ client: Client; stderr: () => string }> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [RAGTIME_BIN, 'mcp'],
+    cwd: REPO_ROOT,
+    env: Object.fromEntries(Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined)),
+    stderr: 'pipe',
+  });
+  let stderr = '';
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+  const client = new Client({ name: 'ragtime-e2e', version: '1.0.0' }, elicit ? { capabilities: { elicitation: { form: {} } } } : {});
+  if (elicit) {
+    client.setRequestHandler(ElicitRequestSchema, async (request) => {
+      const content = elicit(request);
+      return content === null ? { action: 'decline' } : { action: 'accept', content };
+    });
+  }
+  clients.push(client);
+  await client.connect(transport);
+  return { client, stderr: () => stderr };
+}
+
+type ToolReply = { isError?: boolean; content: Array<{ type: string; text?: string }>; structuredContent?: unknown };
+
+async function call<T>(client: Client, name: string, args: Record<string, unknown>): Promise<T> {
+  const reply = (await client.callTool({ name, arguments: args })) as ToolReply;
+  if (reply.isError) throw new Error(`${name} failed: ${reply.content.map((part) => part.text).join('\n')}`);
+  return reply.structuredContent as T;
+}
+
+let plain: Client;
+let plainStderr: () => string;
+
+beforeAll(async () => {
+  await assertServicesReachable();
+  // The worker creates the collection at start-up; ingestion runs on it (minutes when the embeddings server is busy).
+  worker = (await startWorkerProcess(env)).child;
+  const ingested = await ingest();
+  expect({ code: ingested.code, tail: ingested.code === 0 ? '' : tail(ingested.output) }).toEqual({ code: 0, tail: '' });
+  ({ client: plain, stderr: plainStderr } = await connect());
+}, 600_000);
+
+afterAll(async () => {
+  await Promise.allSettled(clients.map((client) => client.close()));
+  if (worker) await stopWorkerProcess(worker);
+  const milvus = newMilvusClient();
+  await milvus.dropCollection({ collection_name: COLLECTION }).catch(() => undefined);
+  await milvus.closeConnection();
+  rmSync(dataDir, { recursive: true, force: true });
+}, 30_000);
+
+test('tools/list: every tool with an input schema, an output schema and a description', async () => {
+  const { tools } = await plain.listTools();
+  expect(tools.map((tool) => tool.name).sort()).toEqual(['answer_clarification', 'ask_knowledge', 'get_run', 'search_knowledge']);
+  for (const tool of tools) {
+    expect(tool.description?.length).toBeGreaterThan(100);
+    expect(tool.outputSchema?.type).toBe('object');
+  }
+  const ask = tools.find((tool) => tool.name === 'ask_knowledge');
+  expect(ask?.inputSchema).toMatchObject({ type: 'object', required: ['question'], properties: { question: { type: 'string', maxLength: 2000 } } });
+  expect(Object.keys(ask?.inputSchema.properties ?? {}).sort()).toEqual(['kb', 'question', 'session']);
+});
+
+test('ask_knowledge answers with citations and bounded evidence, reporting progress; get_run and the trace resource show the same run', async () => {
+  const progress: Array<{ progress: number; message?: string }> = [];
+  // onprogress makes the SDK send a progressToken: the run's rag_step labels come back as progress notifications.
+  const reply = (await plain.callTool({ name: 'ask_knowledge', arguments: { question: ANSWERED } }, undefined, { onprogress: (p) => progress.push(p) })) as ToolReply;
+  const result = reply.structuredContent as RunResult;
+  expect(progress.length).toBeGreaterThan(0);
+  expect(progress.map((p) => p.progress)).toEqual(progress.map((_, i) => i + 1));
+  expect(progress.every((p) => typeof p.message === 'string' && p.message.length > 0)).toBe(true);
+  expect(result).toMatchObject({ status: 'completed', route: 'answer', retrieval_status: 'answerable', clarification: null, error: null, degraded: null });
+  expect(result.answer?.text).toContain('2 年保修');
+  expect(result.answer?.citations[0]).toMatchObject({ source: 'Aurora X2 路由器.md' });
+  expect(result.evidence[0]?.source).toBe('Aurora X2 路由器.md');
+  expect(result.evidence.length).toBeLessThanOrEqual(8);
+  for (const item of result.evidence) expect([...item.text].length).toBeLessThanOrEqual(600);
+  expect(result.trace_uri).toBe(`ragtime://runs/${encodeURIComponent(result.run_id)}/trace`);
+
+  const run = await call<RunResult>(plain, 'get_run', { run_id: result.run_id });
+  expect(run).toMatchObject({ run_id: result.run_id, status: 'completed', route: 'answer' });
+
+  const resource = await plain.readResource({ uri: result.trace_uri });
+  const trace = JSON.parse((resource.contents[0] as { text: string }).text) as { route: string; retrieval_status: string };
+  expect(trace).toMatchObject({ route: 'answer', retrieval_status: 'answerable' });
+});
+
+test('scope_select without elicitation: the prompt, options and run id come back; answer_clarification completes it', async () => {
+  const asked = await call<RunResult>(plain, 'ask_knowledge', { question: SCOPED });
+  expect(asked).toMatchObject({ status: 'awaiting_input', route: 'scope_select', answer: null, elicited_answers: 0 });
+  const options = asked.clarification?.options ?? [];
+  expect(options).toContain('Nimbus C1 摄像头');
+  expect(asked.clarification?.how_to_answer).toContain(asked.run_id);
+
+  const waiting = await call<RunResult>(plain, 'get_run', { run_id: asked.run_id });
+  expect(waiting).toMatchObject({ status: 'awaiting_input', clarification: { options } });
+
+  // An option's number picks that option (RagClient.answer).
+  const answered = await call<RunResult>(plain, 'answer_clarification', { run_id: asked.run_id, answer: String(options.indexOf('Nimbus C1 摄像头') + 1) });
+  expect(answered).toMatchObject({ run_id: asked.run_id, status: 'completed', route: 'answer', clarification: null });
+  expect(answered.evidence[0]?.source).toBe('Nimbus C1 摄像头.md');
+});
+
+test('the MCP server restarted between the question and the answer: the durable run resumes', async () => {
+  const first = await connect();
+  const asked = await call<RunResult>(first.client, 'ask_knowledge', { question: SCOPED, session: `mcp-restart-${RUN}` });
+  expect(asked.status).toBe('awaiting_input');
+  // The client closes stdin and the `ragtime mcp` process exits; the run waits in Temporal meanwhile.
+  await first.client.close();
+  const second = await connect();
+  const answered = await call<RunResult>(second.client, 'answer_clarification', { run_id: asked.run_id, answer: 'Aurora X2 路由器' });
+  expect(answered).toMatchObject({ run_id: asked.run_id, status: 'completed', route: 'answer' });
+  expect(answered.answer?.citations[0]?.source).toBe('Aurora X2 路由器.md');
+});
+
+test('scope_select with form elicitation: the person picks from the enum and the same call returns the answer', async () => {
+  const asked: ElicitRequest[] = [];
+  const { client } = await connect((request) => {
+    asked.push(request);
+    return { answer: 'Nimbus C1 摄像头' };
+  });
+  const result = await call<RunResult>(client, 'ask_knowledge', { question: SCOPED, session: `mcp-elicit-${RUN}` });
+  expect(result).toMatchObject({ status: 'completed', route: 'answer', elicited_answers: 1, clarification: null });
+  expect(result.evidence[0]?.source).toBe('Nimbus C1 摄像头.md');
+  expect(asked).toHaveLength(1);
+  const schema = (asked[0]?.params as unknown as { requestedSchema: { properties: { answer: { enum: string[] } } } }).requestedSchema;
+  expect(schema.properties.answer.enum).toContain('Nimbus C1 摄像头');
+});
+
+test('a declined elicitation leaves the run waiting and returns the question (the fallback)', async () => {
+  const { client } = await connect(() => null);
+  const result = await call<RunResult>(client, 'ask_knowledge', { question: SCOPED });
+  expect(result).toMatchObject({ status: 'awaiting_input', route: 'scope_select', elicited_answers: 0 });
+  expect(result.clarification?.options).toContain('Nimbus C1 摄像头');
+});
+
+test('the ragtime://kb/{name} resource: the knowledge base’s stats', async () => {
+  const resource = await plain.readResource({ uri: `ragtime://kb/${COLLECTION}` });
+  const stats = JSON.parse((resource.contents[0] as { text: string }).text) as { kb: string; documents: number; chunks: { l3: number } };
+  // samples/knowledge holds four documents (the ingestion in beforeAll reports files: 4).
+  expect(stats).toMatchObject({ kb: COLLECTION, documents: 4 });
+  expect(stats.chunks.l3).toBeGreaterThanOrEqual(4);
+});
+
+test('bad arguments are refused with the schema’s message, and nothing runs', async () => {
+  const blank = (await plain.callTool({ name: 'ask_knowledge', arguments: { question: '   ' } })) as ToolReply;
+  expect(blank.isError).toBe(true);
+  expect(blank.content[0]?.text).toContain('question is empty after trimming');
+  const badKb = (await plain.callTool({ name: 'ask_knowledge', arguments: { question: ANSWERED, kb: 'no-such kb' } })) as ToolReply;
+  expect(badKb.isError).toBe(true);
+  expect(badKb.content[0]?.text).toContain('knowledge base name may hold letters, digits and _ only');
+  const unknownRun = (await plain.callTool({ name: 'get_run', arguments: { run_id: `rag-nobody-${RUN}` } })) as ToolReply;
+  expect(unknownRun.isError).toBe(true);
+  expect(unknownRun.content[0]?.text).toMatch(/^UNKNOWN_RUN: /);
+});
+
+test('search_knowledge: bounded evidence with sources and a relevance level, nothing of the trace', async () => {
+  const result = await call<SearchResult>(plain, 'search_knowledge', { query: 'Aurora X2 保修期', top_k: 3 });
+  expect(result.kb).toBe(COLLECTION);
+  expect(result.evidence.length).toBeGreaterThan(0);
+  expect(result.evidence.length).toBeLessThanOrEqual(3);
+  expect(result.evidence.map((item) => item.source)).toContain('Aurora X2 路由器.md');
+  expect(['low', 'medium', 'high', 'unranked']).toContain(result.relevance_level);
+  expect(Object.keys(result).sort()).toEqual(['evidence', 'kb', 'relevance_level', 'retrieval_mode']);
+  // stdout carried the protocol only: the stores' start-up lines, if any, went to stderr.
+  expect(plainStderr()).not.toMatch(/SyntaxError|Unexpected token/);
+});
