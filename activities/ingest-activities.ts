@@ -1,10 +1,11 @@
-import { ApplicationFailure, CancelledFailure, Context, log } from '@temporalio/activity';
+import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import { RagError, isRagError } from '../core/errors';
 import type { DocumentRecord } from '../core/knowledge/knowledge-base';
 import type { HierarchyChunk as CoreHierarchyChunk } from '../core/ingest/hierarchy';
 import { IngestHeartbeat, type IngestFileData, type IngestFileInput } from '../core/ingest/ingest-io';
 import type { Loaders } from './adapters/loaders';
 import { prepareFile, type PreparedFile } from './ingest/prepare-file';
+import { removePartial, settleFailure, STORES_TOUCHED, toFailure, withNote } from './ingest/settle-failure';
 import { clearDocument, resumePoint, storeFile, type StoreDeps } from './ingest/store-file';
 import type { KbStores, KnowledgeStores } from './knowledge/knowledge-stores';
 import type { HierarchyChunk } from './ports';
@@ -23,28 +24,11 @@ export interface IngestActivities {
 const sameChunkShape: [CoreHierarchyChunk, HierarchyChunk] extends [HierarchyChunk, CoreHierarchyChunk] ? true : never = true;
 void sameChunkShape;
 
-/** Cancelled because the workflow asked: nothing will retry, so the partial file is removed. */
-function cancelRequestedByWorkflow(context: Context): boolean {
-  const details = context.cancellationDetails;
-  return details !== undefined && details.cancelRequested && !details.workerShutdown && !details.timedOut && !details.notFound;
-}
-
-/** The failure Temporal records: typed (RagError code, or SERVICE_UNAVAILABLE for store/embedder errors), naming the file. */
-function toFailure(error: unknown, filename: string, stage: string, note = ''): unknown {
-  if (error instanceof CancelledFailure) return error;
-  const named = (message: string) => (message.startsWith(`${filename}: `) ? message : `${filename}: ${message}`) + note;
-  if (isRagError(error)) return ApplicationFailure.create({ type: error.code, message: named(error.message), nonRetryable: error.terminal, cause: error });
-  if (error instanceof ApplicationFailure) {
-    return ApplicationFailure.create({ type: error.type ?? 'SERVICE_UNAVAILABLE', message: named(error.message), nonRetryable: error.nonRetryable ?? false, cause: error });
-  }
-  const message = error instanceof Error ? error.message : String(error);
-  return ApplicationFailure.create({
-    type: 'SERVICE_UNAVAILABLE',
-    message: named(`failed at stage "${stage}": ${message}`),
-    nonRetryable: false,
-    cause: error instanceof Error ? error : undefined,
-  });
-}
+/**
+ * How often the attempt repeats its heartbeat while it waits (an embedding batch may take minutes on a busy CPU):
+ * the server then sees it alive within INGEST_FILE's heartbeat timeout, and `ragtime ingest` reads fresh progress.
+ */
+export const INGEST_HEARTBEAT_EVERY_MS = 2_000;
 
 /**
  * The ingestion activity. Bad files (unsupported, corrupt, empty) fail before any store is touched and are not
@@ -71,71 +55,111 @@ export function ingestActivities(deps: IngestDeps | undefined): IngestActivities
       }
     },
 
-    async ingestFile({ file, filename, docId = file, kb, replace = false }: IngestFileInput): Promise<IngestFileData> {
-      const { knowledge, loaders } = requireDeps();
+    async ingestFile(input: IngestFileInput): Promise<IngestFileData> {
       const context = Context.current();
-      const parsed = IngestHeartbeat.safeParse(context.info.heartbeatDetails);
-      const previous = parsed.success && parsed.data.file === file ? parsed.data : null;
-      let beat: IngestHeartbeat = { file, stage: 'parsing', fingerprint: '', pages_parsed: 0, pages_total: 0, l1: 0, l2: 0, l3: 0, leaves_embedded: 0, leaves_inserted: 0 };
-      const progress = (update: Partial<IngestHeartbeat>): void => {
-        beat = { ...beat, ...update };
-        context.heartbeat(beat);
-      };
-      progress({});
-
-      let prepared: PreparedFile;
+      // The last heartbeat is repeated while the attempt waits (see INGEST_HEARTBEAT_EVERY_MS).
+      let latest: IngestHeartbeat | undefined;
+      const ticker = setInterval(() => latest && context.heartbeat(latest), INGEST_HEARTBEAT_EVERY_MS);
       try {
-        prepared = await prepareFile(file, filename, {
-          docId,
-          loaders,
-          signal: context.cancellationSignal,
-          onPage: (done, total) => progress({ pages_parsed: done, pages_total: total }),
-          onWarning: (message) => log.warn(`${filename}: ${message}`),
+        return await ingestOne(requireDeps(), input, context, (beat) => {
+          latest = beat;
+          context.heartbeat(beat);
         });
-      } catch (error) {
-        throw toFailure(error, filename, beat.stage);
+      } finally {
+        clearInterval(ticker);
       }
-      const { l1, l2, l3 } = prepared;
-      progress({ stage: 'split', fingerprint: prepared.fingerprint, l1, l2, l3 });
-
-      let kbStores: KbStores;
-      let adopted: DocumentRecord[];
-      try {
-        kbStores = await knowledge.open(kb, { create: true });
-        adopted = await claimDocument(knowledge, kbStores.kb, prepared, replace);
-      } catch (error) {
-        throw toFailure(error, filename, beat.stage);
-      }
-      const deps: StoreDeps = { ...kbStores, embedder: knowledge.embedder };
-      let from = 0;
-      try {
-        from = await resumePoint(prepared, previous, deps);
-        if (from > 0) {
-          log.info(`${filename}: resuming after ${from} of ${l3} leaves inserted by attempt ${context.info.attempt - 1}`);
-          progress({ stage: 'embedding', leaves_embedded: from, leaves_inserted: from });
-        }
-        for (const old of adopted) {
-          await clearDocument(old.doc_id, deps);
-          await knowledge.documents.remove(kbStores.kb, old.doc_id);
-        }
-        await storeFile(prepared, from, deps, progress, context.cancellationSignal);
-        await knowledge.documents.put(recordOf(kbStores.kb, prepared));
-      } catch (error) {
-        throw toFailure(error, filename, beat.stage, await cleanUpAfterFailure(error, prepared.docId, deps, context));
-      }
-      return {
-        filename: prepared.filename,
-        doc_id: prepared.docId,
-        kb: kbStores.kb,
-        ...(adopted.length > 0 ? { adopted: adopted.map((record) => record.doc_id) } : {}),
-        file_type: prepared.file_type,
-        pages: prepared.pages,
-        l1,
-        l2,
-        l3,
-        resumed_leaves: from,
-      };
     },
+  };
+}
+
+async function ingestOne(
+  { knowledge, loaders }: IngestDeps,
+  { file, filename, docId = file, kb, replace = false }: IngestFileInput,
+  context: Context,
+  heartbeat: (beat: IngestHeartbeat) => void,
+): Promise<IngestFileData> {
+  const parsed = IngestHeartbeat.safeParse(context.info.heartbeatDetails);
+  const previous = parsed.success && parsed.data.file === file ? parsed.data : null;
+  let beat: IngestHeartbeat = {
+    file,
+    stage: 'parsing',
+    fingerprint: '',
+    pages_parsed: 0,
+    pages_total: 0,
+    l1: 0,
+    l2: 0,
+    l3: 0,
+    leaves_embedded: 0,
+    leaves_inserted: 0,
+    ...(previous?.last_failure === undefined ? {} : { last_failure: previous.last_failure }),
+  };
+  const progress = (update: Partial<IngestHeartbeat>): void => {
+    beat = { ...beat, ...update };
+    heartbeat(beat);
+  };
+  progress({});
+  // Before this attempt writes anything, the stores hold a partial version only if an earlier attempt left one.
+  const failedBeforeStoring = async (error: unknown) => {
+    const failure = toFailure(error, filename, beat.stage);
+    if (!previous || !STORES_TOUCHED.has(previous.stage)) return failure;
+    // Kept: the earlier attempt's record goes back to the server, so the next attempt can still resume from it.
+    const keep = (reason: string) => heartbeat({ ...previous, last_failure: reason });
+    return withNote(failure, await settleFailure(failure, context, { inserted: previous.leaves_inserted, keep, remove: () => removePartial(docId, knowledge, kb) }));
+  };
+
+  let prepared: PreparedFile;
+  try {
+    prepared = await prepareFile(file, filename, {
+      docId,
+      loaders,
+      signal: context.cancellationSignal,
+      onPage: (done, total) => progress({ pages_parsed: done, pages_total: total }),
+      onWarning: (message) => log.warn(`${filename}: ${message}`),
+    });
+  } catch (error) {
+    throw await failedBeforeStoring(error);
+  }
+  const { l1, l2, l3 } = prepared;
+  progress({ stage: 'split', fingerprint: prepared.fingerprint, l1, l2, l3 });
+
+  let kbStores: KbStores;
+  let adopted: DocumentRecord[];
+  try {
+    kbStores = await knowledge.open(kb, { create: true });
+    adopted = await claimDocument(knowledge, kbStores.kb, prepared, replace);
+  } catch (error) {
+    throw await failedBeforeStoring(error);
+  }
+  const deps: StoreDeps = { ...kbStores, embedder: knowledge.embedder, kb: kbStores.kb };
+  let from = 0;
+  try {
+    from = await resumePoint(prepared, previous, deps);
+    if (from > 0) {
+      log.info(`${filename}: resuming after ${from} of ${l3} leaves inserted by attempt ${context.info.attempt - 1}`);
+      progress({ stage: 'embedding', leaves_embedded: from, leaves_inserted: from, resumed_leaves: from });
+    }
+    for (const old of adopted) {
+      await clearDocument(old.doc_id, deps);
+      await knowledge.documents.remove(kbStores.kb, old.doc_id);
+    }
+    await storeFile(prepared, from, deps, progress, context.cancellationSignal);
+    await knowledge.documents.put(recordOf(kbStores.kb, prepared));
+  } catch (error) {
+    const failure = toFailure(error, filename, beat.stage);
+    const keep = (reason: string) => progress({ wait: undefined, last_failure: reason }); // what the next attempt resumes from
+    throw withNote(failure, await settleFailure(failure, context, { inserted: beat.leaves_inserted, keep, remove: () => removePartial(prepared.docId, deps) }));
+  }
+  return {
+    filename: prepared.filename,
+    doc_id: prepared.docId,
+    kb: kbStores.kb,
+    ...(adopted.length > 0 ? { adopted: adopted.map((record) => record.doc_id) } : {}),
+    file_type: prepared.file_type,
+    pages: prepared.pages,
+    l1,
+    l2,
+    l3,
+    resumed_leaves: from,
   };
 }
 
@@ -175,21 +199,4 @@ function recordOf(kb: string, prepared: PreparedFile): DocumentRecord {
     content_hash: prepared.fingerprint,
     ingested_at: new Date().toISOString(),
   };
-}
-
-/**
- * After a failure in the store phase, removes the document's partial chunks so both stores agree (neither holds
- * it), unless the attempt was cut off by a worker shutdown or a heartbeat timeout: then a retry is coming (or
- * already running) and resumes or restarts on its own. Returns a note for the error message.
- */
-async function cleanUpAfterFailure(error: unknown, docId: string, deps: StoreDeps, context: Context): Promise<string> {
-  if (error instanceof CancelledFailure && !cancelRequestedByWorkflow(context)) return '';
-  try {
-    await clearDocument(docId, deps);
-    return '; its partial chunks were removed from both stores';
-  } catch (cleanupError) {
-    const reason = cleanupError instanceof Error ? cleanupError.message : String(cleanupError);
-    log.error(`${docId}: removing partial chunks failed: ${reason}`);
-    return `; removing its partial chunks failed too (${reason}): ingest the file again to replace them`;
-  }
 }

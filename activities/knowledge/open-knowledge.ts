@@ -10,7 +10,7 @@ import { createKnowledgeStores, type KnowledgeStores } from './knowledge-stores'
  * store is a SQLite file at `sqliteFile` unless DATABASE_URL is set.
  */
 export function openKnowledgeStores(
-  config: Pick<RagConfig, 'milvus' | 'embeddings' | 'database'>,
+  config: Pick<RagConfig, 'milvus' | 'database'> & { embeddings: Pick<RagConfig['embeddings'], 'dim'> },
   options: { sqliteFile: string; embedder: Embedder },
 ): { knowledge: KnowledgeStores; parents: SqlParentStore } {
   const catalog = createMilvusCatalog(

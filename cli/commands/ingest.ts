@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { SingleBar, Presets } from 'cli-progress';
 import type { Command } from 'commander';
 import { RagError } from '../../core/errors';
+import type { WorkflowHandle } from '@temporalio/client';
 import type { IngestBatchResult, IngestProgress } from '../../core/ingest/ingest-io';
 import type { ingestWorkflow } from '../../workflows/ingest-workflow';
 import { ingestProgressQuery } from '../../workflows/messages';
@@ -10,7 +11,8 @@ import { RAG_KB } from '../../workflows/search-attributes';
 import type { CliContext } from '../context';
 import { documentInputs } from '../document-ids';
 import { EXIT } from '../exit-codes';
-import { renderIngestSummary } from '../render/ingest';
+import { readIngestAttempts, type IngestAttempt } from '../ingest-attempts';
+import { renderIngestAttempt, renderIngestSummary } from '../render/ingest';
 
 export function registerIngest(program: Command, context: CliContext, setExit: (code: number) => void): void {
   program
@@ -37,21 +39,63 @@ export function registerIngest(program: Command, context: CliContext, setExit: (
       });
       const bar = !flags.json && process.stderr.isTTY ? new SingleBar({ format: 'ingest [{bar}] {value}/{total} files {running}' }, Presets.shades_classic) : null;
       bar?.start(files.length, 0, { running: '' });
-      const poll = setInterval(() => {
-        handle.query(ingestProgressQuery).then(
-          (progress: IngestProgress) =>
-            bar?.update(progress.done, { running: progress.flush?.status === 'running' ? 'flushing leaves' : progress.running.map((file) => path.basename(file)).join(', ') }),
-          () => undefined,
-        );
-      }, 300);
+      // What each running file waits on (issue 14 §5), from its activity's heartbeat: on the bar, or (no terminal)
+      // one stderr line whenever it moves on to something else.
+      const changed = lineChanges();
+      const watch = flags.json ? null : watchIngest(handle, (progress, attempts) => {
+        const running = progress.flush?.status === 'running' ? ['flushing leaves'] : progress.running.map((file) => {
+          const attempt = attempts.find((a) => a.file === file);
+          return attempt ? `${path.basename(file)}: ${renderIngestAttempt(attempt)}` : path.basename(file);
+        });
+        if (bar) bar.update(progress.done, { running: running.join('; ') });
+        else for (const line of changed(running)) process.stderr.write(`ingest: ${line}\n`);
+      });
       let result: IngestBatchResult;
       try {
         result = await handle.result();
       } finally {
-        clearInterval(poll);
+        watch?.stop();
         bar?.stop();
       }
       console.log(flags.json ? JSON.stringify({ workflowId: handle.workflowId, ...result }, null, 2) : `${renderIngestSummary(result)}\nbatch ${handle.workflowId} (ragtime trace ${handle.workflowId})`);
       setExit(result.totals.failed > 0 ? EXIT.failed : EXIT.ok);
+    });
+}
+
+/** How often the batch's progress is read: the query is cheap; the server's describe, once a second, less so. */
+const QUERY_EVERY_MS = 300;
+const DESCRIBE_EVERY_MS = 1_000;
+
+/** Polls the batch's progress query and its pending activities; `show` gets both. Errors are skipped (next poll). */
+function watchIngest(handle: WorkflowHandle, show: (progress: IngestProgress, attempts: IngestAttempt[]) => void): { stop(): void } {
+  let attempts: IngestAttempt[] = [];
+  let describedAt = 0;
+  let busy = false;
+  const describe = async (now: number) => {
+    if (now - describedAt < DESCRIBE_EVERY_MS) return;
+    describedAt = now;
+    attempts = await readIngestAttempts(handle).catch(() => attempts);
+  };
+  const timer = setInterval(() => {
+    if (busy) return;
+    busy = true;
+    Promise.all([handle.query(ingestProgressQuery), describe(Date.now())])
+      .then(([progress]) => show(progress, attempts))
+      .catch(() => undefined)
+      .finally(() => (busy = false));
+  }, QUERY_EVERY_MS);
+  return { stop: () => clearInterval(timer) };
+}
+
+/** A filter of status lines: those that differ from the last ones of their file, compared without their counters. */
+function lineChanges(): (lines: string[]) => string[] {
+  const shown = new Map<string, string>();
+  return (lines) =>
+    lines.filter((line) => {
+      const key = line.slice(0, line.indexOf(':') + 1) || line;
+      const shape = line.replace(/\d+ s\b/g, '# s');
+      if (shown.get(key) === shape) return false;
+      shown.set(key, shape);
+      return true;
     });
 }

@@ -4,6 +4,7 @@ import type { IngestBatchResult, IngestProgress } from '../../core/ingest/ingest
 import { normalizeRagTrace } from '../../core/trace/normalize';
 import type { SubQuestionOutput } from '../../workflows/sub-question-workflow';
 import { ingestProgressQuery, progressQuery } from '../../workflows/messages';
+import { readIngestAttempts } from '../ingest-attempts';
 import { renderIngestProgress, renderIngestSummary } from './ingest';
 import { renderStep } from './progress';
 import { renderTraceTree } from './trace-tree';
@@ -45,7 +46,9 @@ export async function renderIngestBatch({ status, handle }: WorkflowState): Prom
   }
   if (status === 'RUNNING') {
     const progress: IngestProgress = await handle.query(ingestProgressQuery);
-    return { text: `${header('ingest batch', id, status)}\n${renderIngestProgress(progress)}`, json: { workflowId: id, status: 'running', progress } };
+    // What each running file waits on (issue 14 §5); the batch's progress stands without it.
+    const attempts = await readIngestAttempts(handle).catch(() => []);
+    return { text: `${header('ingest batch', id, status)}\n${renderIngestProgress(progress, attempts)}`, json: { workflowId: id, status: 'running', progress, attempts } };
   }
   return { text: `${header('ingest batch', id, status)}\n  (the batch did not complete: see its page in the Temporal UI)`, json: { workflowId: id, status: status.toLowerCase() } };
 }

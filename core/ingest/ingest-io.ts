@@ -105,8 +105,30 @@ export const IngestStage = z.enum(['parsing', 'split', 'cleared', 'parents_writt
 export type IngestStage = z.infer<typeof IngestStage>;
 
 /**
+ * What an ingestFile attempt waits on right now (issue 14 §5), shown by `ragtime ingest` from the heartbeat the
+ * server holds: the embeddings server for a batch, the leaf store (Milvus) for an insert, the parent store, or both
+ * stores for a clear. `since` is when the wait began (epoch ms, the worker's clock); `timeout_ms` how long it may
+ * last before the attempt fails.
+ */
+export const IngestWait = z.object({
+  on: z.enum(['embedding', 'inserting', 'writing_parents', 'clearing']),
+  /** 1-based leaf batch of `batches` (embedding, inserting), the request of it (`part` of `parts`), and its texts. */
+  batch: z.number().int().positive().optional(),
+  batches: z.number().int().positive().optional(),
+  part: z.number().int().positive().optional(),
+  parts: z.number().int().positive().optional(),
+  texts: z.number().int().nonnegative().optional(),
+  /** Where the request went: the embeddings base URL, or the knowledge base. */
+  target: z.string().optional(),
+  since: z.number(),
+  timeout_ms: z.number().int().positive().optional(),
+});
+export type IngestWait = z.infer<typeof IngestWait>;
+
+/**
  * Heartbeat details of ingestFile. A retried attempt resumes after `leaves_inserted` only when the file is byte for
  * byte the same (`fingerprint`) and both stores hold exactly what this record says; otherwise it starts over.
+ * `wait`, `resumed_leaves` and `last_failure` only describe the attempt (absent from details recorded before them).
  */
 export const IngestHeartbeat = z.object({
   file: z.string(),
@@ -119,5 +141,13 @@ export const IngestHeartbeat = z.object({
   l3: z.number().int().nonnegative(),
   leaves_embedded: z.number().int().nonnegative(),
   leaves_inserted: z.number().int().nonnegative(),
+  wait: IngestWait.optional(),
+  /** Leaves a previous attempt had inserted and this one kept. */
+  resumed_leaves: z.number().int().nonnegative().optional(),
+  /**
+   * The message of the previous attempt's failure (cut): the server keeps only a short failure of a pending activity,
+   * and ragtime's sealed failures are longer ("Failure exceeds size limit.").
+   */
+  last_failure: z.string().optional(),
 });
 export type IngestHeartbeat = z.infer<typeof IngestHeartbeat>;

@@ -48,17 +48,42 @@ test('queries and passages: EMBEDDING_DIM-sized unit vectors; input_type picks t
   expect(e5.dim).toBe(services.embeddingDim);
 });
 
-test(`batches of ${EMBEDDING_BATCH_SIZE}: 70 passages → 3 requests, vectors in input order`, async () => {
+test(`batches of ${EMBEDDING_BATCH_SIZE} (half an ingest leaf batch a request): 70 passages → 3 requests, vectors in input order`, async () => {
   const bodies: SentBody[] = [];
   const texts = Array.from({ length: 70 }, (_, i) => `第 ${i} 段：Milvus stores vector number ${i}.`);
   const vectors = await embedder({ fetch: recordingFetch(bodies) }).embedPassages(texts);
-  expect(bodies.map((b) => b.input.length)).toEqual([32, 32, 6]);
+  expect(bodies.map((b) => b.input.length)).toEqual([25, 25, 20]);
   expect(vectors).toHaveLength(70);
   const singles = await embedder().embedPassages([texts[0] ?? '', texts[69] ?? '']);
   expect(dot(vectors[0], singles[0])).toBeCloseTo(1, 4);
   expect(dot(vectors[69], singles[1])).toBeCloseTo(1, 4);
   expect(await embedder({ fetch: recordingFetch(bodies) }).embedQueries([])).toEqual([]);
   expect(bodies).toHaveLength(3); // an empty input sends nothing
+});
+
+test('issue 14 §5: the timeout of a call grows with its texts (2 × EMBEDDING_MS_PER_TEXT × (texts + one request queued ahead), 15–290 s)', () => {
+  // EMBEDDING_MS_PER_TEXT 2,500 (the default), 25 ahead: 1 text → 2 × 2.5 s × 26 = 130 s; 20 → 225 s; 25 → 250 s;
+  // 70 = requests of 25, 25 and 20 → 725 s in all.
+  const e5 = embedder();
+  expect([1, 20, 25, 70].map((n) => e5.timeoutMsFor?.(n))).toEqual([130_000, 225_000, 250_000, 725_000]);
+  // A fast server: 5 ms per text → 2 × 5 ms × 26 = 0.26 s, raised to the floor; a slow one: capped below Node's 300 s.
+  const make = (msPerText: number) => createOpenAiEmbedder({ baseUrl: services.embeddingBaseUrl, model: services.embeddingModel, dim: services.embeddingDim, msPerText });
+  expect([make(5).timeoutMsFor?.(1), make(5).timeoutMsFor?.(25), make(10_000).timeoutMsFor?.(25), make(5).endpoint]).toEqual([15_000, 15_000, 290_000, services.embeddingBaseUrl]);
+});
+
+test('issue 14 §5: a request the server refused (503) is sent again, twice at most, then SERVICE_UNAVAILABLE', async () => {
+  let calls = 0;
+  const refusing = (times: number): typeof fetch => async (url, init) =>
+    ++calls <= times ? new Response(JSON.stringify({ error: { message: 'busy' } }), { status: 503, headers: { 'Content-Type': 'application/json' } }) : fetch(url, init);
+  const client = (f: typeof fetch) => new OpenAI({ baseURL: services.embeddingBaseUrl, apiKey: 'not-needed', maxRetries: 0, fetch: f });
+  const make = (f: typeof fetch) => createOpenAiEmbedder({ baseUrl: services.embeddingBaseUrl, model: services.embeddingModel, dim: services.embeddingDim, client: client(f), sleep: async () => undefined });
+  const [vector] = await make(refusing(2)).embedPassages(['第一段']);
+  expect([calls, vector]).toEqual([3, expect.any(Array)]);
+  calls = 0;
+  const error: unknown = await make(refusing(9)).embedPassages(['第一段']).catch((e: unknown) => e);
+  expect(calls).toBe(3);
+  expect(isRagError(error) && error.code).toBe('SERVICE_UNAVAILABLE');
+  expect((error as Error).message).toBe(`embedding model "${services.embeddingModel}" at ${services.embeddingBaseUrl} failed: 503 busy`);
 });
 
 test('a query is closer to its matching passage (Chinese and English)', async () => {

@@ -119,6 +119,8 @@ export class MemoryDocumentRegistry implements DocumentRegistry {
 export class FakeEmbedder implements Embedder {
   readonly model = 'fake-embedder';
   readonly batches: string[][] = [];
+  /** Texts per request, as an HTTP embedder declares it (ingestion then embeds a leaf batch in such requests). */
+  batchSize: number | undefined = undefined;
   beforeEmbed: Hook = () => undefined;
   private calls = 0;
 

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ActivityCancellationDetails, ApplicationFailure, CancelledFailure, type Logger } from '@temporalio/common';
+import type { Info } from '@temporalio/activity';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { ingestActivities, type IngestDeps } from '../../../activities/ingest-activities';
 import { buildHierarchy, countLevels } from '../../../core/ingest/hierarchy';
@@ -30,7 +31,7 @@ const logs: string[] = [];
 const keep = (level: string) => (message: string) => void logs.push(`${level} ${message}`);
 const logger: Logger = { log: (level, m) => keep(level)(m), trace: keep('TRACE'), debug: keep('DEBUG'), info: keep('INFO'), warn: keep('WARN'), error: keep('ERROR') };
 
-async function attempt(deps: IngestDeps | undefined, file: string, info: { attempt?: number; heartbeatDetails?: unknown } = {}, during?: (env: MockActivityEnvironment) => void) {
+async function attempt(deps: IngestDeps | undefined, file: string, info: Partial<Info> = {}, during?: (env: MockActivityEnvironment) => void) {
   const env = new MockActivityEnvironment(info, { logger });
   const beats: IngestHeartbeat[] = [];
   env.on('heartbeat', (details: IngestHeartbeat) => beats.push(details));
@@ -177,6 +178,108 @@ describe('ingestFile (spec §6.11 "Upload")', () => {
     const changed = await attempt(deps, file, { attempt: 2, heartbeatDetails: { ...beats.at(-1)!, fingerprint: 'other' } });
     expect(changed.data).toMatchObject({ resumed_leaves: 0 });
     expect(stored(deps, 'restart.txt')).toEqual(counts);
+  });
+
+  // INGEST_FILE's policy as the server hands it to each attempt (workflows/activity-options.ts).
+  const retryPolicy = { maximumAttempts: 5, nonRetryableErrorTypes: ['INVALID_CONFIG', 'EMPTY_DOCUMENT'] };
+
+  test('issue 14 §5: a retryable failure with attempts left keeps the inserted batches; the next attempt embeds only the rest', async () => {
+    const deps = ingestDoubles();
+    const text = longText('G');
+    const file = write('kept.txt', text);
+    const counts = expectedCounts(file, text);
+    deps.embedder.beforeEmbed = (call) => {
+      if (call === 3) throw new Error('embedding model "e5" at http://127.0.0.1:8765/v1 timed out: no answer within 290 s for 50 text(s)');
+    };
+    const first = await attempt(deps, file, { attempt: 1, retryPolicy });
+    expect(first.error).toMatchObject({ type: 'SERVICE_UNAVAILABLE', nonRetryable: false });
+    expect((first.error as Error).message).toMatch(/timed out: no answer within 290 s for 50 text\(s\); attempt 1 of 5 keeps the 100 leaves inserted so far, and the next attempt resumes after them$/);
+    expect(stored(deps, 'kept.txt')).toEqual({ parents: counts.l1 + counts.l2, leaves: 100 });
+    // The record the retry resumes from: what is stored, and no wait (nothing is being waited on).
+    expect(first.beats.at(-1)).toMatchObject({ stage: 'embedding', leaves_inserted: 100 });
+    expect(first.beats.at(-1)?.wait).toBeUndefined();
+    // The failure's message travels in the heartbeat too (the server cuts a long failure of a pending activity).
+    expect(first.beats.at(-1)?.last_failure).toBe((first.error as Error).message.replace(/; attempt 1 of 5 keeps.*$/, ''));
+    deps.embedder.beforeEmbed = () => undefined;
+    const second = await attempt(deps, file, { attempt: 2, retryPolicy, heartbeatDetails: first.beats.at(-1) });
+    expect(second.data).toMatchObject({ ...counts, resumed_leaves: 100 });
+    expect(second.beats[0]?.last_failure).toBe(first.beats.at(-1)?.last_failure);
+    expect(second.beats.find((beat) => beat.resumed_leaves === 100)).toBeDefined();
+    // Batches 1 and 2 once (attempt 1), then the rest (attempt 2): the failed 3rd call embedded nothing.
+    expect(deps.embedder.batches.map((b) => b.length)).toEqual(batchesOf(counts.l3));
+    expect(stored(deps, 'kept.txt')).toEqual({ parents: counts.l1 + counts.l2, leaves: counts.l3 });
+  });
+
+  test('issue 14 §5: requests smaller than a batch: what a failed batch had embedded is stored, and the retry completes the batch', async () => {
+    const deps = ingestDoubles();
+    deps.embedder.batchSize = 25;
+    const text = longText('L');
+    const file = write('halves.txt', text);
+    const counts = expectedCounts(file, text);
+    deps.embedder.beforeEmbed = (call) => {
+      if (call === 4) throw new Error('embedding model "e5" at http://127.0.0.1:8765/v1 timed out: no answer within 250 s for 25 text(s)');
+    };
+    const first = await attempt(deps, file, { attempt: 1, retryPolicy });
+    // Batch 1 (requests 1, 2), then the first half of batch 2 (request 3): stored; request 4 timed out.
+    expect(stored(deps, 'halves.txt').leaves).toBe(75);
+    expect((first.error as Error).message).toMatch(/keeps the 75 leaves inserted so far/);
+    deps.embedder.beforeEmbed = () => undefined;
+    const second = await attempt(deps, file, { attempt: 2, retryPolicy, heartbeatDetails: first.beats.at(-1) });
+    expect(second.data).toMatchObject({ ...counts, resumed_leaves: 75 });
+    // Every leaf embedded once: 25-text requests, the first of attempt 2 completing batch 2.
+    const sizes = deps.embedder.batches.map((b) => b.length);
+    expect(sizes.reduce((total, n) => total + n, 0)).toBe(counts.l3);
+    expect(sizes.slice(0, 4)).toEqual([25, 25, 25, 25]);
+    expect(deps.leafStore.leaves.map((leaf) => leaf.chunk_id)).toEqual([...new Set(deps.leafStore.leaves.map((leaf) => leaf.chunk_id))]);
+    expect(stored(deps, 'halves.txt')).toEqual({ parents: counts.l1 + counts.l2, leaves: counts.l3 });
+    // The waits name the request within the batch.
+    expect(first.beats.find((beat) => beat.wait?.on === 'embedding' && beat.wait.batch === 2 && beat.wait.part === 2)?.wait).toMatchObject({ parts: 2, texts: 25 });
+  });
+
+  test('issue 14 §5: the last attempt, or an error the policy will not retry, removes the partial chunks', async () => {
+    const deps = ingestDoubles();
+    deps.embedder.beforeEmbed = (call) => {
+      if (call === 2) throw new Error('connect ECONNREFUSED 127.0.0.1:8765');
+    };
+    const last = await attempt(deps, write('last.txt', longText('H')), { attempt: 5, retryPolicy });
+    expect((last.error as Error).message).toMatch(/ECONNREFUSED 127\.0\.0\.1:8765; its partial chunks were removed from both stores$/);
+    expect(stored(deps, 'last.txt')).toEqual({ parents: 0, leaves: 0 });
+    deps.embedder.embedPassages = async (texts) => texts.map(() => [1, 0]); // INVALID_CONFIG: terminal
+    const terminal = await attempt(deps, write('terminal.txt', longText('I')), { attempt: 1, retryPolicy });
+    expect(terminal.error).toMatchObject({ type: 'INVALID_CONFIG', nonRetryable: true });
+    expect(stored(deps, 'terminal.txt')).toEqual({ parents: 0, leaves: 0 });
+  });
+
+  test('issue 14 §5: a retried attempt that fails before writing (file gone) on its last attempt removes what the earlier one left', async () => {
+    const deps = ingestDoubles();
+    const file = write('vanished.txt', longText('J'));
+    deps.embedder.beforeEmbed = (call) => {
+      if (call === 2) throw new Error('503 Service Unavailable');
+    };
+    const first = await attempt(deps, file, { attempt: 4, retryPolicy });
+    expect(stored(deps, 'vanished.txt').leaves).toBe(50);
+    rmSync(file);
+    const second = await attempt(deps, file, { attempt: 5, retryPolicy, heartbeatDetails: first.beats.at(-1) });
+    expect(second.error).toMatchObject({ type: 'INVALID_INPUT', nonRetryable: true });
+    expect((second.error as Error).message).toMatch(/no such file; its partial chunks were removed from both stores$/);
+    expect(stored(deps, 'vanished.txt')).toEqual({ parents: 0, leaves: 0 });
+  });
+
+  test('issue 14 §5: each wait is in the heartbeat: clearing, parents, then per batch embedding and inserting', async () => {
+    const deps = ingestDoubles();
+    const text = longText('K');
+    const file = write('waits.txt', text);
+    const { l3 } = expectedCounts(file, text);
+    const { beats } = await attempt(deps, file);
+    const waits = beats.flatMap((beat) => (beat.wait ? [`${beat.wait.on}${beat.wait.batch ? ` ${beat.wait.batch}/${beat.wait.batches} (${beat.wait.texts})` : ''}`] : []));
+    const batches = batchesOf(l3);
+    expect([...new Set(waits)]).toEqual([
+      'clearing',
+      'writing_parents',
+      ...batches.flatMap((n, i) => [`embedding ${i + 1}/${batches.length} (${n})`, `inserting ${i + 1}/${batches.length} (${n})`]),
+    ]);
+    expect(beats.find((beat) => beat.wait?.on === 'embedding')?.wait).toEqual({ on: 'embedding', batch: 1, batches: batches.length, texts: 50, since: expect.any(Number) });
+    expect(beats.at(-1)?.wait).toBeUndefined();
   });
 
   test('the batch cancelled mid-file (the workflow asked) removes the partial chunks', async () => {

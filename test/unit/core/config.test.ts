@@ -21,7 +21,7 @@ describe('parseConfig defaults (spec §1, DESIGN.md §6)', () => {
       rerank: { enabled: false, model: null, endpoint: '', apiKey: null, timeoutSeconds: 5, minScore: 0 },
       temporal: { address: '127.0.0.1:7233', namespace: 'default', taskQueue: 'ragtime' },
       milvus: { address: '127.0.0.1:19530', token: undefined, collection: 'embeddings_collection', timeoutSeconds: 30 },
-      embeddings: { baseUrl: 'http://127.0.0.1:8765/v1', model: 'multilingual-e5-small-q4', dim: 384 },
+      embeddings: { baseUrl: 'http://127.0.0.1:8765/v1', model: 'multilingual-e5-small-q4', dim: 384, msPerText: ENV_DEFAULTS.EMBEDDING_MS_PER_TEXT },
       models: {
         provider: 'auto',
         apiKey: undefined,
@@ -73,7 +73,7 @@ describe('parseConfig defaults (spec §1, DESIGN.md §6)', () => {
     const { rerank, retrieval, embeddings } = config;
     expect(rerank).toMatchObject({ enabled: false, model: null, endpoint: '', apiKey: null, timeoutSeconds: 5 });
     expect(retrieval).toStrictEqual({ topK: 8, candidateMultiplier: 3, candidateKRaw: '30', leafRetrieveLevel: 3 });
-    expect(embeddings).toStrictEqual({ baseUrl: ENV_DEFAULTS.EMBEDDING_BASE_URL, model: 'BAAI/bge-m3', dim: 1024 });
+    expect(embeddings).toStrictEqual({ baseUrl: ENV_DEFAULTS.EMBEDDING_BASE_URL, model: 'BAAI/bge-m3', dim: 1024, msPerText: ENV_DEFAULTS.EMBEDDING_MS_PER_TEXT });
     // Only the rerank variables have a placeholder filter (spec §6.6.1); model placeholders stay.
     expect(config.models.fastModel).toBe('your_fast_model_name');
   });
@@ -198,6 +198,13 @@ describe("ragtime's services (DESIGN.md §6)", () => {
     [{ EMBEDDING_DIM: '768', DENSE_EMBEDDING_DIM: 'junk' }, 768], // an unused fallback is not checked
   ])('embedding dimension from %j → %d', (env, dim) => {
     expect(parseConfig(env).embeddings.dim).toBe(dim);
+  });
+
+  test('EMBEDDING_MS_PER_TEXT (issue 14 §5: sizes the embedding request timeouts): a positive number of ms', () => {
+    expect(parseConfig({ EMBEDDING_MS_PER_TEXT: ' 2500 ' }).embeddings.msPerText).toBe(2500);
+    expect(() => parseConfig({ EMBEDDING_MS_PER_TEXT: '0' })).toThrow(
+      'EMBEDDING_MS_PER_TEXT="0" is not a positive number of milliseconds: set one, or unset it to use the default ' + ENV_DEFAULTS.EMBEDDING_MS_PER_TEXT,
+    );
   });
 
   test.each([
