@@ -5,7 +5,7 @@
  * outcome is the fault-free one, what ran twice, and how long the recovery took (recorded in docs/OPERATIONS.md).
  */
 import { randomUUID } from 'node:crypto';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -182,6 +182,45 @@ describe('a worker killed with SIGKILL', () => {
     }
     expect(recoveryMs).toBeLessThan(30_000);
     await stopWorkerProcess(next.child);
+  });
+
+  test('inside an ingest batch (a file\'s embedding held): another worker finishes the batch; the same documents and chunks as a clean ingest', async () => {
+    const proxy = await CountingEmbeddingProxy.start(services.embeddingBaseUrl);
+    const collection = `chaos_ingest_${RUN}`;
+    const env = { ...offlineEnv, EMBEDDING_BASE_URL: proxy.baseUrl, MILVUS_COLLECTION: collection, TEMPORAL_TASK_QUEUE: `e2e-chaos-ingest-${RUN}` };
+    const first = await startWorker(env);
+    try {
+      proxy.plan = (index) => (index === 1 ? { holdMs: 600_000 } : undefined); // the second file's embedding never returns
+      const ingest = new Promise<{ code: number | null; stdout: string }>((resolve) => {
+        const child = spawn(process.execPath, [RAGTIME_BIN, 'ingest', 'samples/knowledge', '--json'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'ignore'] });
+        let stdout = '';
+        child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+        child.once('close', (code) => resolve({ code, stdout }));
+      });
+      await pollUntil('the held embedding request', async () => (proxy.embeddingRequests.length >= 2 ? true : undefined), { timeoutMs: 60_000, intervalMs: 50 });
+      const second = await startWorker(env);
+      const killedAt = Date.now();
+      await killWorkerProcess(first.child);
+      const done = await ingest;
+      const recoveryMs = Date.now() - killedAt;
+      console.log(`chaos: worker SIGKILL inside an ingest batch → batch done ${recoveryMs} ms later`);
+      expect([done.code, JSON.parse(done.stdout).totals]).toEqual([0, expect.objectContaining({ files: 4, ingested: 4, failed: 0 })]);
+      // The same knowledge as the clean ingest of beforeAll: no document lost, no chunk twice.
+      const stats = (name: string) => {
+        const run = spawnSync(process.execPath, [RAGTIME_BIN, 'kb', 'stats', name, '--json'], { cwd: REPO_ROOT, env, encoding: 'utf8', timeout: 60_000 });
+        const { documents, chunks } = JSON.parse(run.stdout) as { documents: number; chunks: unknown };
+        return { documents, chunks };
+      };
+      expect(stats(collection)).toEqual(stats(KB_COLLECTION));
+      // The ingest heartbeat timeout is 15 s (workflows/activity-options.ts INGEST_FILE), then the retry's 2 s.
+      expect(recoveryMs).toBeLessThan(RECOVERY_BOUND_MS);
+      await stopWorkerProcess(second.child);
+    } finally {
+      await proxy.close();
+      const milvus = newMilvusClient();
+      await milvus.dropCollection({ collection_name: collection }).catch(() => undefined);
+      await milvus.closeConnection();
+    }
   });
 
   test('inside retrieval (the query embedding held): another worker retrieves again within seconds; same outcome', async () => {
