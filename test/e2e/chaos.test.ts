@@ -15,7 +15,7 @@ import type { RagOutcome } from '../../core/schemas/run-io';
 import { CountingEmbeddingProxy } from '../support/embedding-proxy';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from '../support/fake-openai-server';
 import { newMilvusClient } from '../support/milvus';
-import { startPrivateMilvus } from '../support/private-milvus';
+import { startPrivateEmbeddings, startPrivateMilvus } from '../support/private-services';
 import { createAuditStore } from '../../activities/adapters/sql-audit-store';
 import { REPO_ROOT, pollUntil, services } from '../support/services';
 import { RAGTIME_BIN, assertServicesReachable, killWorkerProcess, serviceEnvironment, startWorkerProcess, stopWorkerProcess, type WorkerProcess } from '../support/worker-process';
@@ -294,6 +294,41 @@ describe('Milvus killed with SIGKILL', () => {
       await milvus.stop();
       rmSync(milvusDir, { recursive: true, force: true });
       rmSync(milvusDir + '-data', { recursive: true, force: true });
+    }
+  }, 180_000);
+});
+
+describe('the embeddings server killed with SIGKILL', () => {
+  test('a question while it is down completes degraded; after the restart the same question answers as before', async () => {
+    let embeddings = await startPrivateEmbeddings();
+    const queue = `e2e-chaos-embeddings-${RUN}`;
+    // The sample knowledge base of beforeAll (embedded by the shared server: the same model), read through this one.
+    const env = { ...offlineEnv, EMBEDDING_BASE_URL: embeddings.baseUrl, TEMPORAL_TASK_QUEUE: queue };
+    const client = RagClient.fromClient(new Client({ connection }), queue);
+    const question = 'Aurora X2 路由器的保修期是多久？';
+    const worker = await startWorker(env);
+    try {
+      const baseline = await client.ask(question, { sessionId: `chaos-embed-base-${RUN}` });
+      expect(baseline).toMatchObject({ status: 'completed', route: 'answer', degraded: null });
+
+      await embeddings.kill();
+      const downAt = Date.now();
+      const whileDown = await client.ask(question, { sessionId: `chaos-embed-down-${RUN}` });
+      console.log(`chaos: embeddings server SIGKILL → a question while it is down completed in ${Date.now() - downAt} ms, degraded`);
+      expect(whileDown).toMatchObject({ status: 'completed', route: 'no_knowledge', docs: [], degraded: { component: 'embeddings', retrieval: 'initial' } });
+
+      const restartAt = Date.now();
+      embeddings = await startPrivateEmbeddings({ port: embeddings.port });
+      const upMs = Date.now() - restartAt;
+      const after = await pollUntil('an answer through the restarted embeddings server', async () => {
+        const outcome = await client.ask(question, { sessionId: `chaos-embed-after-${RUN}` });
+        return outcome.degraded === null ? outcome : undefined;
+      }, { timeoutMs: 60_000, intervalMs: 1_000 });
+      console.log(`chaos: embeddings server restarted in ${upMs} ms → answering as before ${Date.now() - restartAt} ms after the restart began`);
+      expect(comparable(after)).toEqual(comparable(baseline));
+    } finally {
+      await stopWorkerProcess(worker.child);
+      await embeddings.stop();
     }
   }, 180_000);
 });
