@@ -1,5 +1,5 @@
 import type { AnswerVerification } from '../core/schemas/answer';
-import type { AuditBatch, SessionTrace } from '../core/schemas/audit';
+import type { AuditBatch, McpToolCallRecord, SessionTrace } from '../core/schemas/audit';
 import type { DocumentRecord } from '../core/knowledge/knowledge-base';
 import type { Chunk } from '../core/schemas/retrieved-chunk';
 import type { RetrievalResult } from '../core/trace/writers';
@@ -184,5 +184,7 @@ export interface RerankTransport {
 export interface AuditStore {
   record(batch: AuditBatch): Promise<{ invocations: number; events: number }>;
   sessionTrace(sessionId: string, options?: { runId?: string }): Promise<SessionTrace>;
+  /** An agent's MCP tool call (issue 15); stores without it do not record them. */
+  recordMcpToolCall?(record: McpToolCallRecord): Promise<boolean>;
   close(): Promise<void>;
 }

@@ -1,5 +1,7 @@
 import type { CliHost } from '../cli/host';
 import { main } from '../cli/main';
+import { formatDocs } from '../core/graph/format-docs';
+import { EvidenceGrade } from '../core/schemas/model-outputs';
 import type * as ServeApi from '../server/serve-api';
 import type * as ServeCodec from '../server/serve-codec';
 import type * as ServeMcp from '../server/mcp/serve-mcp-stdio';
@@ -17,7 +19,12 @@ const host: CliHost = {
   runWorker: (config, options) => (require('../workers/run-worker') as typeof RunWorker).runWorker(config, options),
   openRetriever(config) {
     const adapters = (require('../workers/build-adapters') as typeof BuildAdapters).buildAdapters(config);
-    return { retrieve: (query, kb) => adapters.retriever.retrieve(query, kb), close: () => adapters.close() };
+    return {
+      retrieve: (query, kb) => adapters.retriever.retrieve(query, kb),
+      // The grader's reply parsed as the gradeEvidence activity parses it (without its retries: a failure falls back).
+      grade: async (query, docs) => EvidenceGrade.parse(await adapters.chat.models.gradeEvidence(query, formatDocs(docs), docs)),
+      close: () => adapters.close(),
+    };
   },
   openKnowledge(config) {
     const adapters = (require('../workers/build-adapters') as typeof BuildAdapters).buildAdapters(config);
@@ -33,7 +40,9 @@ const host: CliHost = {
       close: () => adapters.close(),
     };
   },
-  serveApi: (config, rag, options) => (require('../server/serve-api') as typeof ServeApi).serveApi(config, rag, options),
+  // search_knowledge at /mcp searches with the retriever `ragtime search` uses (opened on the first search).
+  serveApi: (config, rag, options) =>
+    (require('../server/serve-api') as typeof ServeApi).serveApi(config, rag, { ...options, openRetriever: () => host.openRetriever(config) }),
   serveMcpStdio: (rag, options) => (require('../server/mcp/serve-mcp-stdio') as typeof ServeMcp).serveMcpStdio(rag, options),
   serveCodec: (keyring, settings, options) =>
     (require('../server/serve-codec') as typeof ServeCodec).serveCodec(keyring, settings, options),

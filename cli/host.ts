@@ -3,6 +3,8 @@ import type { CodecKeyring } from '../core/codec-keys';
 import type { RagConfig } from '../core/config';
 import type { CodecServerSettings } from '../core/observability-config';
 import type { DocumentRecord, KbStats } from '../core/knowledge/knowledge-base';
+import type { EvidenceGrade } from '../core/schemas/model-outputs';
+import type { Chunk } from '../core/schemas/retrieved-chunk';
 import type { RetrievalResult } from '../core/trace/writers';
 
 /** What `ragtime kb` and `ragtime docs` do (activities/knowledge/knowledge-stores.ts implements it). */
@@ -24,6 +26,10 @@ export type McpStdioOptions = {
   workerCheck(): Promise<void>;
   search?(query: string, kb: string | undefined): Promise<{ kb: string; result: RetrievalResult }>;
   kbStats?(kb: string): Promise<KbStats>;
+  /** search_knowledge's relevance_level from the configured grader (null: none, and the scores decide). */
+  grade?(query: string, docs: Chunk[]): Promise<EvidenceGrade | null>;
+  /** The audit store that keeps a row per tool call (the worker's: audit.sqlite, or DATABASE_URL); none: not recorded. */
+  audit?: { databaseUrl?: string | undefined; sqliteFile: string; includeContent: boolean };
 };
 
 /** Something the command started that keeps running until it is closed (a server). */
@@ -38,11 +44,16 @@ export type CliHost = {
   /** `ragtime worker`: runs until SIGINT/SIGTERM. */
   runWorker(config: RagConfig, options: { sdkLogLevel: 'INFO' | 'WARN' }): Promise<void>;
   /** `ragtime search`: one retrieval with the configured stores, in this process. */
-  openRetriever(config: RagConfig): { retrieve(query: string, kb?: string): Promise<RetrievalResult>; close(): Promise<void> };
+  openRetriever(config: RagConfig): {
+    retrieve(query: string, kb?: string): Promise<RetrievalResult>;
+    /** The configured grader (the worker's models) on evidence: what the MCP server's search_knowledge reports. */
+    grade?(query: string, docs: Chunk[]): Promise<EvidenceGrade>;
+    close(): Promise<void>;
+  };
   /** `ragtime kb …` and `ragtime docs …`: the knowledge bases of the configured Milvus and SQL store, in this process. */
   openKnowledge(config: RagConfig): KnowledgeAdmin;
   /** `ragtime serve`: the HTTP API, listening when it resolves. */
-  serveApi(config: RagConfig, rag: RagClient, options: { host: string; port: number; logLevel: 'info' | 'warn' }): Promise<RunningService>;
+  serveApi(config: RagConfig, rag: RagClient, options: { host: string; port: number; logLevel: 'info' | 'warn'; temporalUiUrl?: string }): Promise<RunningService>;
   /**
    * `ragtime mcp`: the MCP server (server/mcp/) over stdio on `rag`, in the local user's scope, until stdin closes.
    * With `search`, it offers search_knowledge through that in-process retrieval.

@@ -31,6 +31,8 @@ export const RagErrorCode = z.enum([
   'UNKNOWN_KB',
   'UNKNOWN_DOCUMENT',
   'DOCUMENT_EXISTS',
+  // A run cancelled from outside (RagClient.cancel, an MCP client cancelling its tool call): it ends CANCELLED.
+  'CANCELLED',
 ]);
 export type RagErrorCode = z.infer<typeof RagErrorCode>;
 
@@ -53,6 +55,7 @@ const TERMINAL_CODES: ReadonlySet<RagErrorCode> = new Set<RagErrorCode>([
   'UNKNOWN_KB',
   'UNKNOWN_DOCUMENT',
   'DOCUMENT_EXISTS',
+  'CANCELLED',
 ]);
 
 export class RagError extends Error {

@@ -3,6 +3,7 @@ import {
   CancellationScope,
   allHandlersFinished,
   condition,
+  isCancellation,
   patched,
   setHandler,
   workflowInfo,
@@ -13,7 +14,7 @@ import { RagRun } from '../core/run/rag-run';
 import { HitlAnswer, RagWorkflowInput, type HitlSettings, type RagOutcome } from '../core/schemas/run-io';
 import { ANSWER_PATCH, generateAnswer } from './answer-node';
 import { AUDIT_LOCAL_PATCH, AUDIT_PATCH, AuditRecorder, type AuditMode } from './audit-recorder';
-import { runErrorOf, terminalFailure } from './failures';
+import { CANCELLED_PATCH, cancelledRunError, runErrorOf, terminalFailure } from './failures';
 import { fanOutAndSynthesize } from './fan-out';
 import { classifyComplexity, gradeDocuments, retrieveInitial, rewriteAndRetrieve } from './graph-nodes';
 import {
@@ -26,6 +27,8 @@ import {
 } from './messages';
 import { publishState } from './publish-state';
 import { resumeWithAnswer } from './resume-node';
+import { speculateAheadOfPlanner } from './speculate-ahead-of-planner';
+import { attachSpeculator } from './speculation';
 
 /**
  * The RAG graph of spec §3–§4 as one durable run: classify, retrieve, grade, rewrite once, or fan out into
@@ -43,6 +46,7 @@ export async function ragWorkflow(rawInput: RagWorkflowInput): Promise<RagOutcom
   const startedAt = Date.now();
   const run = new RagRun(startedAt);
   run.kb = input.kb ?? null;
+  attachSpeculator(run, input.speculation);
   const recorder = new AuditRecorder(run.audit, ids, auditMode());
   run.audit.runStarted(startedAt, {
     resumed: input.resumeFrom !== undefined,
@@ -100,6 +104,17 @@ export async function ragWorkflow(rawInput: RagWorkflowInput): Promise<RagOutcom
     else run.finish();
     publishState(run);
   } catch (error) {
+    // Cancelled from outside (RagClient.cancel, an MCP client cancelling its tool call): the audit says so and the
+    // run ends CANCELLED. Histories from before CANCELLED_PATCH recorded a `failed` event instead.
+    if (isCancellation(error) && patched(CANCELLED_PATCH)) {
+      run.audit.cancelled(Date.now(), { route: run.route, rounds: run.rounds.filter((round) => round.round > 0).length });
+      await CancellationScope.nonCancellable(() => recorder.settle());
+      run.fail(cancelledRunError());
+      publishState(run);
+      // No wait for allHandlersFinished: in the cancelled scope it would only throw this cancellation again, and the
+      // handlers' own waits were cancelled with it. Rethrown as it is, the cancellation ends the run CANCELLED.
+      throw error;
+    }
     const runError = runErrorOf(error);
     run.audit.failed(Date.now(), { errorType: runError.type, route: run.route });
     // Also when the run was cancelled: the audit says how it ended.
@@ -113,16 +128,26 @@ export async function ragWorkflow(rawInput: RagWorkflowInput): Promise<RagOutcom
   return run.outcome(ids);
 }
 
-/** The first pass over the graph (spec §3): simple path with at most one rewrite, or fan-out and synthesis. */
+/**
+ * The first pass over the graph (spec §3): simple path with at most one rewrite, or fan-out and synthesis. With
+ * speculation, the question's retrieval (and grade) may already be running beside the planner.
+ */
 async function answerQuestion(run: RagRun, startedAt: number): Promise<void> {
-  await classifyComplexity(run);
+  const ahead = speculateAheadOfPlanner(run);
+  try {
+    await classifyComplexity(run);
+  } catch (error) {
+    ahead?.discard('the planner failed');
+    throw error;
+  }
   publishState(run);
   if (run.complexity === 'complex') {
+    ahead?.discard('the planner said complex');
     await fanOutAndSynthesize(run, startedAt);
     return;
   }
-  await retrieveInitial(run);
-  await gradeDocuments(run, false);
+  await retrieveInitial(run, null, ahead?.retrieval);
+  await gradeDocuments(run, false, null, ahead?.grade ?? undefined);
   if (run.route === 'rewrite' && (await rewriteAndRetrieve(run))) await gradeDocuments(run, false);
 }
 

@@ -2,8 +2,11 @@ import type { Selectable } from 'kysely';
 import { describeZodError, RagError } from '../../core/errors';
 import {
   AuditContent,
+  MCP_LAYER,
+  McpToolDetails,
   RetrievalDetails,
   type AuditBatch,
+  type McpToolCallRecord,
   type DiagnosisEvent,
   type SessionTrace,
   type ToolInvocationRecord,
@@ -33,6 +36,8 @@ export type SqlAuditStore = AuditStore & {
   readonly includeContent: boolean;
   /** Runs the migrations (also run lazily by the first operation); resolves to the names applied now. */
   migrate(): Promise<string[]>;
+  /** An agent's MCP tool call (a tool_invocation row with retrieval_layer MCP); false when its step was recorded already. */
+  recordMcpToolCall(record: McpToolCallRecord): Promise<boolean>;
 };
 
 type Detail = DiagnosisEvent['detail'];
@@ -44,25 +49,47 @@ function batches<T>(items: readonly T[], size: number): T[][] {
   return out;
 }
 
-function invocationRow(record: ToolInvocationRecord, includeContent: boolean) {
+/** The columns a run's row and an agent's MCP call row fill alike. */
+type CommonRecord = Pick<
+  ToolInvocationRecord,
+  'session_id' | 'workflow_id' | 'run_id' | 'step' | 'relevance_level' | 'evidence_count' | 'candidate_count' | 'is_truncated' | 'output_preview' | 'duration_ms' | 'success' | 'created_at' | 'content'
+> & { tool_name: string };
+
+function commonRow(record: CommonRecord, includeContent: boolean) {
   return {
     session_id: record.session_id,
     workflow_id: record.workflow_id,
     run_id: record.run_id,
     step: record.step,
     tool_name: record.tool_name,
-    retrieval_layer: record.retrieval_layer,
     relevance_level: record.relevance_level,
     evidence_count: record.evidence_count,
     candidate_count: record.candidate_count,
     is_truncated: record.is_truncated ? 1 : 0,
-    retrieval_details: JSON.stringify(record.retrieval_details),
     output_preview: record.output_preview,
     duration_ms: record.duration_ms,
     success: record.success ? 1 : 0,
-    error_message: record.error_message,
     created_at: record.created_at,
     content_json: includeContent && record.content ? JSON.stringify(record.content) : null,
+  };
+}
+
+function invocationRow(record: ToolInvocationRecord, includeContent: boolean) {
+  return {
+    ...commonRow(record, includeContent),
+    retrieval_layer: record.retrieval_layer,
+    retrieval_details: JSON.stringify(record.retrieval_details),
+    error_message: record.error_message,
+  };
+}
+
+/** An agent's MCP tool call: retrieval_layer MCP_LAYER, its mcp_tool_v1 details, its error code as the error. */
+function mcpToolCallRow(record: McpToolCallRecord, includeContent: boolean) {
+  return {
+    ...commonRow(record, includeContent),
+    retrieval_layer: MCP_LAYER,
+    retrieval_details: JSON.stringify(record.details),
+    error_message: record.details.error_code,
   };
 }
 
@@ -91,26 +118,46 @@ function parseJson<T>(what: string, raw: string, parse: (value: unknown) => { su
   return parsed.data;
 }
 
-function toInvocation(row: Selectable<ToolInvocationTable>): SessionTrace['toolInvocations'][number] {
+/** The columns both kinds of row read alike, and the row's name for errors. */
+function commonOf(row: Selectable<ToolInvocationTable>) {
   const where = `tool_invocation ${row.workflow_id}/${row.run_id}/${row.step}`;
   return {
-    workflowId: row.workflow_id,
-    runId: row.run_id,
-    step: row.step,
-    toolName: row.tool_name,
+    where,
+    common: {
+      workflowId: row.workflow_id,
+      runId: row.run_id,
+      step: row.step,
+      toolName: row.tool_name,
+      relevanceLevel: row.relevance_level,
+      evidenceCount: Number(row.evidence_count),
+      candidateCount: Number(row.candidate_count),
+      truncated: Number(row.is_truncated) === 1,
+      outputPreview: row.output_preview,
+      durationMs: Number(row.duration_ms),
+      success: Number(row.success) === 1,
+      createdAt: row.created_at,
+      content: row.content_json === null ? null : parseJson(`${where} content_json`, row.content_json, (v) => AuditContent.safeParse(v)),
+    },
+  };
+}
+
+function toInvocation(row: Selectable<ToolInvocationTable>): SessionTrace['toolInvocations'][number] {
+  const { where, common } = commonOf(row);
+  return {
+    ...common,
     retrievalLayer: row.retrieval_layer,
-    relevanceLevel: row.relevance_level,
-    evidenceCount: Number(row.evidence_count),
-    candidateCount: Number(row.candidate_count),
-    truncated: Number(row.is_truncated) === 1,
     retrievalDetails: parseJson(`${where} retrieval_details`, row.retrieval_details, (v) => RetrievalDetails.safeParse(v)),
     retrievalDetailsRaw: row.retrieval_details,
-    outputPreview: row.output_preview,
-    durationMs: Number(row.duration_ms),
-    success: Number(row.success) === 1,
     errorMessage: row.error_message,
-    createdAt: row.created_at,
-    content: row.content_json === null ? null : parseJson(`${where} content_json`, row.content_json, (v) => AuditContent.safeParse(v)),
+  };
+}
+
+function toMcpToolCall(row: Selectable<ToolInvocationTable>): NonNullable<SessionTrace['agentToolCalls']>[number] {
+  const { where, common } = commonOf(row);
+  return {
+    ...common,
+    details: parseJson(`${where} retrieval_details`, row.retrieval_details, (v) => McpToolDetails.safeParse(v)),
+    errorCode: row.error_message,
   };
 }
 
@@ -125,8 +172,8 @@ function toEvent(row: Selectable<DiagnosisEventTable>): SessionTrace['events'][n
   };
 }
 
-// The events that say where a run stands: asked, answered (running again), completed, failed.
-const STATUS_EVENTS: ReadonlySet<string> = new Set(['hitl_requested', 'answer_received', 'completed', 'failed']);
+// The events that say where a run stands: asked, answered (running again), completed, failed, cancelled.
+const STATUS_EVENTS: ReadonlySet<string> = new Set(['hitl_requested', 'answer_received', 'completed', 'failed', 'cancelled']);
 
 /**
  * The runs of a session: every (workflow id, run id) with a row or event; started at its run_started event; status and
@@ -200,6 +247,16 @@ export function createAuditStore(options: AuditStoreOptions): SqlAuditStore {
         }),
       ),
 
+    recordMcpToolCall: (record) =>
+      ready('recordMcpToolCall', async () => {
+        const result = await db
+          .insertInto('tool_invocation')
+          .values(mcpToolCallRow(record, includeContent))
+          .onConflict((oc) => oc.columns(['workflow_id', 'run_id', 'step']).doNothing())
+          .executeTakeFirst();
+        return Number(result.numInsertedOrUpdatedRows ?? 0) > 0;
+      }),
+
     sessionTrace: (sessionId, traceOptions = {}) =>
       ready('sessionTrace', async () => {
         const { runId } = traceOptions;
@@ -219,9 +276,12 @@ export function createAuditStore(options: AuditStoreOptions): SqlAuditStore {
           .orderBy('created_at')
           .orderBy('id')
           .execute();
-        const toolInvocations = invocationRows.map(toInvocation);
+        // Agents' MCP tool calls share the table (seed 004 §4.2) but not the rag_lookup_v1 shape: listed apart.
+        const toolInvocations = invocationRows.filter((row) => row.retrieval_layer !== MCP_LAYER).map(toInvocation);
+        const agentToolCalls = invocationRows.filter((row) => row.retrieval_layer === MCP_LAYER).map(toMcpToolCall);
         const events = eventRows.map(toEvent);
-        return { sessionId, runs: runsOf(toolInvocations, events), toolInvocations, events };
+        // Absent when there are none: a session without agents reads exactly as before the MCP server existed.
+        return { sessionId, runs: runsOf(toolInvocations, events), toolInvocations, events, ...(agentToolCalls.length > 0 ? { agentToolCalls } : {}) };
       }),
 
     close: () => db.destroy(),

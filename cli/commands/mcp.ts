@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { assertWorkerPolling } from '../../client/worker-check';
+import { auditSqliteFileOf } from '../../runtime/data-files';
 import type { CliContext } from '../context';
 
 type McpFlags = { session: string; kb?: string; search?: boolean };
@@ -28,11 +29,15 @@ export function registerMcp(program: Command, context: CliContext): void {
           defaultSession: flags.session,
           kbOf: (requested) => (requested === undefined ? defaultKb : context.kbOf(requested)),
           workerCheck: () => assertWorkerPolling(rag, config.temporal),
+          // The workers' audit store: a session's tool calls sit beside its runs' rows in the Trace API.
+          audit: { databaseUrl: config.database.url, sqliteFile: auditSqliteFileOf(config), includeContent: config.audit.includeContent },
           // ragtime://kb/{name}: opened on first read, like the retriever.
           kbStats: (kb) => (opened.knowledge ??= context.host.openKnowledge(config)).stats(kb),
           ...(flags.search === false
             ? {}
             : {
+                // relevance_level from the configured grader (the worker's models), on the same adapters.
+                grade: async (query, docs) => (await (opened.retriever ??= context.host.openRetriever(config)).grade?.(query, docs)) ?? null,
                 async search(query, kb) {
                   // Opened on first use: the stores' SDKs take a second to load, and most sessions only ask.
                   const retriever = (opened.retriever ??= context.host.openRetriever(config));

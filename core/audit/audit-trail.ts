@@ -3,6 +3,7 @@ import type { RetrievalResult } from '../trace/writers';
 import {
   answerReceivedEvent,
   answerWrittenEvent,
+  cancelledEvent,
   completedEvent,
   failedEvent,
   hitlRequestedEvent,
@@ -82,6 +83,12 @@ export class AuditTrail {
   failed(at: number, facts: Parameters<typeof failedEvent>[2]): void {
     this.abandonInvocation(facts.errorType, at);
     this.events.push((ids) => failedEvent(ids, at, facts));
+  }
+
+  /** The run was cancelled from outside (an open invocation is closed as failed with CANCELLED). */
+  cancelled(at: number, facts: Parameters<typeof cancelledEvent>[2]): void {
+    this.abandonInvocation('CANCELLED', at);
+    this.events.push((ids) => cancelledEvent(ids, at, facts));
   }
 
   hasPending(): boolean {

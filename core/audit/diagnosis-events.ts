@@ -130,3 +130,11 @@ export function failedEvent(ids: AuditIds, at: number, facts: { errorType: strin
     route: facts.route,
   });
 }
+
+/**
+ * The run was cancelled from outside (RagClient.cancel; an MCP client cancelling its tool call): where it stood
+ * (route, rounds asked so far). Recorded by the workflow in a non-cancellable scope, before it ends CANCELLED.
+ */
+export function cancelledEvent(ids: AuditIds, at: number, facts: { route: string | null; rounds: number }): DiagnosisEvent {
+  return event(ids, 'cancelled', 'cancelled', at, { status: 'cancelled', route: facts.route, rounds: facts.rounds });
+}

@@ -80,7 +80,7 @@ export const ToolInvocationRecord = z.object({
 });
 export type ToolInvocationRecord = z.infer<typeof ToolInvocationRecord>;
 
-export const DiagnosisEventType = z.enum(['run_started', 'hitl_requested', 'answer_received', 'answer_written', 'completed', 'failed']);
+export const DiagnosisEventType = z.enum(['run_started', 'hitl_requested', 'answer_received', 'answer_written', 'completed', 'failed', 'cancelled']);
 export type DiagnosisEventType = z.infer<typeof DiagnosisEventType>;
 
 /** A thin timeline event; `key` is unique within a run (e.g. "run_started", "hitl_requested:1"). */
@@ -103,6 +103,65 @@ export const AuditBatch = z.object({
 });
 export type AuditBatch = z.infer<typeof AuditBatch>;
 
+/*
+ * An agent's call of one of ragtime's MCP tools (issue 15 §1, seed 004 §4.2 "其它工具"): a `tool_invocation` row
+ * of its own, tool_name the MCP tool, retrieval_layer MCP_LAYER and generic status metadata (`mcp_tool_v1`) as its
+ * retrieval_details. The run's own rows (rag_lookup_v1) stay what the workflow wrote. No raw text unless content is on.
+ */
+export const MCP_TOOL_SCHEMA = 'mcp_tool_v1';
+/** The retrieval_layer of an agent's tool-call row ("HARNESS" in seed 004): it sets those rows apart. */
+export const MCP_LAYER = 'MCP';
+export const McpToolName = z.enum(['ask_knowledge', 'search_knowledge', 'answer_clarification', 'get_run']);
+export type McpToolName = z.infer<typeof McpToolName>;
+
+/** `retrieval_details` of an agent's tool call: how it ended and what it returned, in counts, ids and scores. */
+export const McpToolDetails = z.object({
+  audit_schema: z.literal(MCP_TOOL_SCHEMA),
+  /** The MCP transport the call came over. */
+  transport: z.enum(['stdio', 'http']),
+  /** The run's status after the call (running, awaiting_input, completed, failed), null for a search or a refused call. */
+  run_status: z.string().nullable(),
+  route: z.string().nullable(),
+  retrieval_status: z.string().nullable(),
+  kb: z.string().nullable(),
+  /** Source file names of the evidence returned (bounded, no text). */
+  sources: z.array(z.string()),
+  /** The best score among the evidence returned (the reranker's when it ran). */
+  top_score: z.number().nullable(),
+  /** Answers the person gave through MCP elicitation during the call. */
+  elicited_answers: z.number().int().min(0),
+  /** The call was cancelled by the client (the run, if any, was cancelled with it). */
+  cancelled: z.boolean(),
+  /** The closed error code of a failed call (the message may quote the input, so it is not kept). */
+  error_code: z.string().nullable(),
+});
+export type McpToolDetails = z.infer<typeof McpToolDetails>;
+
+/** One agent tool call, as the MCP server records it. */
+export const McpToolCallRecord = z.object({
+  session_id: z.string(),
+  /** The run's workflow id; "" for a call that has none (search_knowledge, a refused call). */
+  workflow_id: z.string(),
+  run_id: z.string(),
+  /** "mcp:<tool>:<call id>": unique, so a call is recorded once. */
+  step: z.string(),
+  tool_name: McpToolName,
+  /** search_knowledge's relevance_level; null for the run tools. */
+  relevance_level: z.string().nullable(),
+  /** Evidence items returned to the agent, and how many there were before the projection's bound. */
+  evidence_count: z.number().int().min(0),
+  candidate_count: z.number().int().min(0),
+  is_truncated: z.boolean(),
+  details: McpToolDetails,
+  output_preview: z.string().max(300),
+  duration_ms: z.number().int().min(0),
+  success: z.boolean(),
+  created_at: z.string(),
+  /** The question or query, kept only when AUDIT_INCLUDE_CONTENT=true (evidence_previews: the returned texts). */
+  content: AuditContent.nullable(),
+});
+export type McpToolCallRecord = z.infer<typeof McpToolCallRecord>;
+
 /** GET /api/diagnosis/{sessionId}/trace (seed 004 §4.4). */
 export const SessionTrace = z.object({
   sessionId: z.string(),
@@ -117,5 +176,12 @@ export const SessionTrace = z.object({
     workflowId: z.string(), runId: z.string(), key: z.string(), eventType: DiagnosisEventType,
     detail: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()])), createdAt: z.string(),
   })),
+  /** Agents' calls of the MCP tools in this session, oldest first; absent when there are none. */
+  agentToolCalls: z.array(z.object({
+    workflowId: z.string(), runId: z.string(), step: z.string(), toolName: z.string(), relevanceLevel: z.string().nullable(),
+    evidenceCount: z.number(), candidateCount: z.number(), truncated: z.boolean(), details: McpToolDetails,
+    outputPreview: z.string(), durationMs: z.number(), success: z.boolean(), errorCode: z.string().nullable(), createdAt: z.string(),
+    content: AuditContent.nullable(),
+  })).optional(),
 });
 export type SessionTrace = z.infer<typeof SessionTrace>;

@@ -3,6 +3,7 @@ import type { RagClient } from '../../client/rag-client';
 import { notFound } from '../http/api-failure';
 import { findOwnedRun } from '../http/run-access';
 import type { TenantDirectory } from '../http/tenant-directory';
+import { RAG_SESSION_ID } from '../../workflows/search-attributes';
 
 /**
  * What a caller of the MCP tools may see. Over stdio the caller is the local user, who sees what the CLI sees; over
@@ -14,16 +15,29 @@ export type McpScope = {
   sessionOf(requested: string | undefined): Promise<string>;
   /** The knowledge base of a run or search (undefined: the worker's default). Throws for one the caller may not use. */
   kbOf(requested: string | undefined): string | undefined;
-  /** Throws "not found" unless the caller may see the run. */
-  assertRun(runId: string): Promise<void>;
+  /** Throws "not found" unless the caller may see the run; resolves to the run's session when it is known. */
+  assertRun(runId: string): Promise<string | null>;
+  /** The session whose audit holds the caller's tool calls that name no run's session (searches, refused calls); null: none. */
+  auditSession(): Promise<string | null>;
 };
 
-/** The local user's scope (`ragtime mcp` over stdio): every run; knowledge bases as `ragtime ask --kb` reads them. */
-export function localScope(options: { defaultSession: string; kbOf: (requested: string | undefined) => string | undefined }): McpScope {
+/** The session a run was started in (its RagSessionId search attribute), null when the server does not know the run. */
+export async function sessionOfRun(rag: RagClient, runId: string): Promise<string | null> {
+  const description = await rag.temporal.workflow.getHandle(runId).describe().catch(() => null);
+  return description?.typedSearchAttributes.get(RAG_SESSION_ID) ?? null;
+}
+
+/**
+ * The local user's scope (`ragtime mcp` over stdio): every run; knowledge bases as `ragtime ask --kb` reads them.
+ * With `rag`, a run's session is looked up, so that a refused call on it is audited in the run's session.
+ */
+export function localScope(options: { defaultSession: string; kbOf: (requested: string | undefined) => string | undefined; rag?: RagClient }): McpScope {
+  const { rag } = options;
   return {
     sessionOf: async (requested) => requested ?? options.defaultSession,
     kbOf: options.kbOf,
-    assertRun: async () => undefined,
+    assertRun: async (runId) => (rag ? sessionOfRun(rag, runId) : null),
+    auditSession: async () => options.defaultSession,
   };
 }
 
@@ -41,8 +55,9 @@ export function tenantScope(rag: RagClient, tenants: TenantDirectory, tenant: st
       if (!tenants.kbsOf(tenant).includes(kb)) throw notFound('knowledge base', kb);
       return kb;
     },
-    async assertRun(runId) {
-      await findOwnedRun(rag, tenants, tenant, runId);
-    },
+    assertRun: async (runId) => (await findOwnedRun(rag, tenants, tenant, runId)).sessionId,
+    // One per tenant, read through the Trace API as any session (GET /api/diagnosis/mcp-<tenant>/trace); null if
+    // another tenant holds that name.
+    auditSession: async () => ((await tenants.claimSession(`mcp-${tenant}`, tenant)) ? `mcp-${tenant}` : null),
   };
 }

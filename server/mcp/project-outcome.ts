@@ -1,3 +1,4 @@
+import type { EvidenceGrade } from '../../core/schemas/model-outputs';
 import type { Chunk } from '../../core/schemas/retrieved-chunk';
 import type { RagOutcome } from '../../core/schemas/run-io';
 import type { RetrievalResult } from '../../core/trace/writers';
@@ -61,22 +62,31 @@ export function projectOutcome(outcome: RagOutcome, elicited = 0): RunResult {
 const HIGH_RERANK = 0.5;
 const MEDIUM_RERANK = 0.1;
 
-/** One retrieval as search_knowledge's result: at most `topK` evidence items and a relevance level. */
-export function projectRetrieval(result: RetrievalResult, kb: string, topK: number): SearchResult {
-  const docs = result.docs.slice(0, Math.min(topK, MCP_MAX_EVIDENCE));
+/**
+ * The grader's verdict as a relevance level (spec §4.5's fields): strong and sufficient evidence is high, strong but
+ * partial is medium, weak is low, none is none.
+ */
+function gradedLevel(grade: EvidenceGrade): SearchResult['relevance_level'] {
+  if (grade.relevance === 'none') return 'none';
+  if (grade.relevance === 'weak') return 'low';
+  return grade.answerability === 'sufficient' ? 'high' : 'medium';
+}
+
+/** The reranker's best score as a relevance level, or "unranked" when no reranker scored the evidence. */
+function scoredLevel(docs: readonly Chunk[]): SearchResult['relevance_level'] {
   const rerank = docs.map((doc) => doc.rerank_score).filter((score): score is number => typeof score === 'number');
-  const best = rerank.length > 0 ? Math.max(...rerank) : null;
+  if (rerank.length === 0) return 'unranked';
+  const best = Math.max(...rerank);
+  return best >= HIGH_RERANK ? 'high' : best >= MEDIUM_RERANK ? 'medium' : 'low';
+}
+
+/**
+ * One retrieval as search_knowledge's result: at most `topK` evidence items and a relevance level — the grader's
+ * when it graded them (`grade`), else the reranker's.
+ */
+export function projectRetrieval(result: RetrievalResult, kb: string, topK: number, grade: EvidenceGrade | null = null): SearchResult {
+  const docs = result.docs.slice(0, Math.min(topK, MCP_MAX_EVIDENCE));
   const failed = result.meta.retrieval_mode === 'failed';
-  const relevance_level = failed
-    ? 'unavailable'
-    : docs.length === 0
-      ? 'none'
-      : best === null
-        ? 'unranked'
-        : best >= HIGH_RERANK
-          ? 'high'
-          : best >= MEDIUM_RERANK
-            ? 'medium'
-            : 'low';
+  const relevance_level = failed ? 'unavailable' : docs.length === 0 ? 'none' : grade ? gradedLevel(grade) : scoredLevel(docs);
   return { kb, evidence: docs.map(evidenceOf), relevance_level, retrieval_mode: typeof result.meta.retrieval_mode === 'string' ? result.meta.retrieval_mode : null };
 }

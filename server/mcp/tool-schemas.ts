@@ -84,7 +84,7 @@ export type RunResult = z.infer<typeof RunResult>;
 export const SearchResult = z.object({
   kb: z.string(),
   evidence: z.array(Evidence).max(MCP_MAX_EVIDENCE),
-  /** none: nothing found; high/medium/low: the best reranker score; unranked: found, but no reranker scored it. */
+  /** high/medium/low/none: the grader's verdict (else the best reranker score); none also when nothing was found; unranked: neither judged it. */
   relevance_level: z.enum(['none', 'low', 'medium', 'high', 'unranked', 'unavailable']),
   retrieval_mode: z.string().nullable(),
 });

@@ -13,11 +13,16 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { Connection, Client as TemporalClient } from '@temporalio/client';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { ElicitRequestSchema, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
+import { createAuditStore, type SqlAuditStore } from '../../activities/adapters/sql-audit-store';
+import type { SessionTrace } from '../../core/schemas/audit';
+import { hashToken } from '../../server/http/token-auth';
 import type { RunResult, SearchResult } from '../../server/mcp/tool-schemas';
 import { newMilvusClient } from '../support/milvus';
-import { REPO_ROOT } from '../support/services';
+import { REPO_ROOT, pollUntil, services } from '../support/services';
 import { RAGTIME_BIN, assertServicesReachable, serviceEnvironment, startWorkerProcess, stopWorkerProcess, tail } from '../support/worker-process';
 
 jest.setTimeout(60_000);
@@ -46,7 +51,7 @@ function ingest(): Promise<{ code: number | null; output: string }> {
 }
 
 /** The SDK's client on a fresh `node bin/ragtime.js mcp`; with `elicit`, it declares form elicitation and answers so. */
-async function connect(elicit?: (request: ElicitRequest) => Record<string, string> | null): Promise<{ client: Client; stderr: () => string }> {
+async function connect(elicit?: (request: ElicitRequest) => Record<string, string> | null | Promise<Record<string, string> | null>): Promise<{ client: Client; stderr: () => string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [RAGTIME_BIN, 'mcp'],
@@ -59,7 +64,7 @@ async function connect(elicit?: (request: ElicitRequest) => Record<string, strin
   const client = new Client({ name: 'ragtime-e2e', version: '1.0.0' }, elicit ? { capabilities: { elicitation: { form: {} } } } : {});
   if (elicit) {
     client.setRequestHandler(ElicitRequestSchema, async (request) => {
-      const content = elicit(request);
+      const content = await elicit(request);
       return content === null ? { action: 'decline' } : { action: 'accept', content };
     });
   }
@@ -78,6 +83,9 @@ async function call<T>(client: Client, name: string, args: Record<string, unknow
 
 let plain: Client;
 let plainStderr: () => string;
+/** The audit store the worker and `ragtime mcp` write (RAGTIME_DATA_DIR/audit.sqlite): what the Trace API reads. */
+let audit: SqlAuditStore;
+let temporalConnection: Connection | null = null;
 
 beforeAll(async () => {
   await assertServicesReachable();
@@ -86,10 +94,13 @@ beforeAll(async () => {
   const ingested = await ingest();
   expect({ code: ingested.code, tail: ingested.code === 0 ? '' : tail(ingested.output) }).toEqual({ code: 0, tail: '' });
   ({ client: plain, stderr: plainStderr } = await connect());
+  audit = createAuditStore({ sqliteFile: path.join(dataDir, 'audit.sqlite'), includeContent: false });
 }, 600_000);
 
 afterAll(async () => {
   await Promise.allSettled(clients.map((client) => client.close()));
+  await audit?.close();
+  await temporalConnection?.close();
   if (worker) await stopWorkerProcess(worker);
   const milvus = newMilvusClient();
   await milvus.dropCollection({ collection_name: COLLECTION }).catch(() => undefined);
@@ -208,8 +219,165 @@ test('search_knowledge: bounded evidence with sources and a relevance level, not
   expect(result.evidence.length).toBeGreaterThan(0);
   expect(result.evidence.length).toBeLessThanOrEqual(3);
   expect(result.evidence.map((item) => item.source)).toContain('Aurora X2 路由器.md');
-  expect(['low', 'medium', 'high', 'unranked']).toContain(result.relevance_level);
+  // The worker's grader (here the offline policy) judged the evidence: not "unranked", which means nobody did.
+  expect(['medium', 'high']).toContain(result.relevance_level);
   expect(Object.keys(result).sort()).toEqual(['evidence', 'kb', 'relevance_level', 'retrieval_mode']);
+  // A question the knowledge base holds nothing on: evidence comes back (hybrid search always finds something), and
+  // the grader says it is not relevant.
+  const offTopic = await call<SearchResult>(plain, 'search_knowledge', { query: '火星探测器的发射日期是哪一天？', top_k: 3 });
+  expect(offTopic.evidence.length).toBeGreaterThan(0);
+  expect(['none', 'low']).toContain(offTopic.relevance_level);
   // stdout carried the protocol only: the stores' start-up lines, if any, went to stderr.
   expect(plainStderr()).not.toMatch(/SyntaxError|Unexpected token/);
+});
+
+/** The session's audit once `ready` holds (the worker and the MCP server write their rows as calls end). */
+function auditWhen(session: string, what: string, ready: (trace: SessionTrace) => boolean): Promise<SessionTrace> {
+  return pollUntil(what, async () => {
+    const trace = await audit.sessionTrace(session);
+    return ready(trace) ? trace : undefined;
+  }, { timeoutMs: 15_000, intervalMs: 100 });
+}
+
+test('every tool call leaves an audit row (tool name, run ids, counts, scores; no raw text by default)', async () => {
+  const session = `mcp-audit-${RUN}`;
+  const asked = await call<RunResult>(plain, 'ask_knowledge', { question: ANSWERED, session });
+  await call<RunResult>(plain, 'get_run', { run_id: asked.run_id });
+  await call<SearchResult>(plain, 'search_knowledge', { query: 'Aurora X2 保修期', top_k: 2 });
+  const refused = (await plain.callTool({ name: 'answer_clarification', arguments: { run_id: asked.run_id, answer: '丹瑾' } })) as ToolReply;
+  expect(refused.isError).toBe(true);
+
+  const trace = await auditWhen(session, 'three tool calls in the audit', (read) => (read.agentToolCalls ?? []).length >= 3);
+  const calls = trace.agentToolCalls ?? [];
+  expect(calls.map((row) => [row.toolName, row.workflowId, row.success, row.errorCode])).toEqual([
+    ['ask_knowledge', asked.run_id, true, null],
+    ['get_run', asked.run_id, true, null],
+    // The run had completed: the answer was refused with the closed code, and the refusal is recorded too.
+    ['answer_clarification', asked.run_id, false, 'NOT_AWAITING_INPUT'],
+  ]);
+  const [ask] = calls;
+  expect(ask).toMatchObject({ runId: trace.runs[0]?.runId, evidenceCount: asked.evidence.length, candidateCount: asked.evidence_total, content: null });
+  expect(ask?.details).toMatchObject({ audit_schema: 'mcp_tool_v1', transport: 'stdio', run_status: 'completed', route: 'answer', kb: COLLECTION, cancelled: false });
+  expect(ask?.details.sources).toContain('Aurora X2 路由器.md');
+  expect(typeof ask?.details.top_score).toBe('number');
+  expect(ask?.outputPreview).toMatch(/^tool=ask_knowledge status=completed route=answer evidence=\d+\/\d+/);
+  // The run's own rows are still the workflow's (rag_lookup_v1), beside the agent's call.
+  expect(trace.toolInvocations.map((row) => row.step)).toEqual(['initial']);
+  expect(JSON.stringify(calls)).not.toContain('保修期是多久');
+
+  // search_knowledge names no run: its row is in the server's session (`ragtime mcp --session`, default "mcp").
+  const searches = await auditWhen('mcp', 'the search in the audit', (read) => (read.agentToolCalls ?? []).some((row) => row.toolName === 'search_knowledge'));
+  const search = searches.agentToolCalls?.filter((row) => row.toolName === 'search_knowledge').at(-1);
+  expect(search).toMatchObject({ workflowId: '', success: true, evidenceCount: 2, details: { kb: COLLECTION, run_status: null } });
+  expect(search?.relevanceLevel).toEqual(expect.any(String));
+});
+
+/** A client whose person never answers: a call that asks stays open on the elicitation; `elicited` settles when asked. */
+async function connectUnanswered(): Promise<{ client: Client; elicited: Promise<void> }> {
+  let asked: () => void = () => undefined;
+  const elicited = new Promise<void>((resolve) => (asked = resolve));
+  const { client } = await connect(() => {
+    asked();
+    return new Promise(() => undefined);
+  });
+  return { client, elicited };
+}
+
+test('a cancelled tool call cancels its run: the workflow ends CANCELLED and the audit says so', async () => {
+  const session = `mcp-cancel-${RUN}`;
+  const { client, elicited } = await connectUnanswered();
+  const controller = new AbortController();
+  const pending = client.callTool({ name: 'ask_knowledge', arguments: { question: SCOPED, session } }, undefined, { signal: controller.signal });
+  await elicited;
+  controller.abort('the person closed the chat');
+  await expect(pending).rejects.toThrow();
+
+  const trace = await auditWhen(session, 'the cancelled event and the cancelled call', (read) =>
+    read.events.some((event) => event.eventType === 'cancelled') && (read.agentToolCalls ?? []).length === 1);
+  const [row] = trace.agentToolCalls ?? [];
+  expect(row).toMatchObject({ toolName: 'ask_knowledge', success: false, errorCode: 'CANCELLED', details: { cancelled: true } });
+  expect(trace.runs).toMatchObject([{ workflowId: row?.workflowId, status: 'cancelled', route: 'scope_select' }]);
+  expect(trace.events.map((event) => event.eventType)).toEqual(['run_started', 'hitl_requested', 'cancelled']);
+
+  temporalConnection ??= await Connection.connect({ address: services.temporalAddress });
+  const temporal = new TemporalClient({ connection: temporalConnection });
+  const description = await temporal.workflow.getHandle(row?.workflowId ?? '').describe();
+  expect(description.status.name).toBe('CANCELLED');
+});
+
+test('a client that disconnects mid-call does not cancel the run: it stays durable for get_run', async () => {
+  const session = `mcp-drop-${RUN}`;
+  const { client, elicited } = await connectUnanswered();
+  const pending = client.callTool({ name: 'ask_knowledge', arguments: { question: SCOPED, session } }).catch((error: unknown) => error);
+  await elicited;
+  await client.close();
+  await pending;
+  const trace = await auditWhen(session, 'the dropped call', (read) => (read.agentToolCalls ?? []).length === 1 && read.runs.length === 1);
+  expect(trace.runs[0]?.status).toBe('awaiting_input');
+  expect(trace.agentToolCalls?.[0]?.details.cancelled).toBe(false);
+  const run = await call<RunResult>(plain, 'get_run', { run_id: trace.runs[0]?.workflowId ?? '' });
+  expect(run).toMatchObject({ status: 'awaiting_input', route: 'scope_select' });
+});
+
+describe('ragtime serve: /mcp over Streamable HTTP, on the same worker and knowledge base', () => {
+  const TOKEN = `e2e-mcp-token-${RUN}`;
+  let serve: ChildProcess | null = null;
+  let endpoint: URL;
+
+  beforeAll(async () => {
+    serve = spawn(process.execPath, [RAGTIME_BIN, 'serve', '--port', '0'], { cwd: REPO_ROOT, env: { ...env, RAGTIME_API_TOKENS: `e2e:${hashToken(TOKEN)}` }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const child = serve;
+    endpoint = await new Promise<URL>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`ragtime serve did not start:\n${output}`)), 30_000);
+      const collect = (chunk: Buffer) => {
+        output += chunk.toString('utf8');
+        const match = /^ragtime HTTP API: (http:\/\/127\.0\.0\.1:\d+)$/m.exec(output);
+        if (match?.[1]) {
+          clearTimeout(timer);
+          resolve(new URL('/mcp', match[1]));
+        }
+      };
+      child.stdout?.on('data', collect);
+      child.stderr?.on('data', collect);
+      child.once('exit', (code) => reject(new Error(`ragtime serve exited with ${code}:\n${output}`)));
+    });
+  }, 60_000);
+  afterAll(async () => {
+    if (!serve || serve.exitCode !== null) return;
+    const exited = new Promise((resolve) => serve?.once('exit', resolve));
+    serve.kill('SIGTERM');
+    await exited;
+  });
+
+  async function connectHttp(): Promise<Client> {
+    const client = new Client({ name: 'ragtime-e2e-http', version: '1.0.0' });
+    clients.push(client);
+    await client.connect(new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }));
+    return client;
+  }
+
+  test('search_knowledge is offered over HTTP and searches the tenant’s knowledge base with the stores `ragtime search` uses', async () => {
+    const client = await connectHttp();
+    const { tools } = await client.listTools();
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['answer_clarification', 'ask_knowledge', 'get_run', 'search_knowledge']);
+    // The tenant has no knowledge bases of its own: its default is the server's (MILVUS_COLLECTION).
+    const result = await call<SearchResult>(client, 'search_knowledge', { query: 'Aurora X2 保修期', top_k: 3 });
+    expect(result.kb).toBe(COLLECTION);
+    expect(result.evidence.map((item) => item.source)).toContain('Aurora X2 路由器.md');
+    expect(['medium', 'high']).toContain(result.relevance_level);
+    const refused = (await client.callTool({ name: 'search_knowledge', arguments: { query: 'x', kb: 'someone_elses_kb' } })) as ToolReply;
+    expect(refused.isError).toBe(true);
+    expect(refused.content[0]?.text).toMatch(/^NOT_FOUND: no knowledge base "someone_elses_kb"/);
+  });
+
+  test('ask_knowledge over HTTP answers from the same worker; the call is audited in the run’s session', async () => {
+    const client = await connectHttp();
+    const session = `mcp-http-${RUN}`;
+    const result = await call<RunResult>(client, 'ask_knowledge', { question: ANSWERED, session });
+    expect(result).toMatchObject({ status: 'completed', route: 'answer' });
+    expect(result.answer?.citations[0]).toMatchObject({ source: 'Aurora X2 路由器.md' });
+    const trace = await auditWhen(session, 'the HTTP call in the audit', (read) => (read.agentToolCalls ?? []).length === 1);
+    expect(trace.agentToolCalls?.[0]).toMatchObject({ toolName: 'ask_knowledge', workflowId: result.run_id, success: true, details: { transport: 'http' } });
+  });
 });

@@ -94,6 +94,16 @@ export const REPLAY_SCENARIOS: ReplayScenario[] = [
     },
   },
   {
+    // The run is cancelled while it waits (an MCP client cancelled its tool call): a `cancelled` audit event, CANCELLED.
+    name: 'hitl-cancelled',
+    script: { retrieve: retrievalTable({ [Q1]: [c1] }), grades: { [Q1]: [clarify] } },
+    run: async (rag, sessionId) => {
+      const first = await rag.ask(Q1, { sessionId });
+      await rag.cancel(first.workflowId);
+      return first;
+    },
+  },
+  {
     name: 'resume-from-snapshot',
     script: { retrieve: retrievalTable({ [`丹瑾：这个角色的属性是什么？`]: [c1] }), grades: { ['丹瑾：这个角色的属性是什么？']: [strong] } },
     run: (rag, sessionId) =>
@@ -112,5 +122,48 @@ export const REPLAY_SCENARIOS: ReplayScenario[] = [
     name: 'invalid-resume-snapshot',
     script: { retrieve: retrievalTable({}) },
     run: (rag, sessionId) => rag.ask(undefined, { sessionId, resumeFrom: { snapshot: { question: 'q', route: 'answer' }, answer: 'x' } }),
+  },
+  // Speculation (issue 17 §2, SPECULATION_PATCH) at its highest level: what runs beside the planner and the grader.
+  {
+    // The planner says simple: the retrieval, grade and answer draft started beside it are used.
+    name: 'speculative-planner',
+    script: {
+      retrieve: retrievalTable({ '请介绍一下这个系统的整体部署架构设计思路': [c1] }),
+      planner: plannerResult('simple', '单一事实查询', []),
+      grades: { '请介绍一下这个系统的整体部署架构设计思路': [strong] },
+    },
+    run: (rag, sessionId) => rag.ask('请介绍一下这个系统的整体部署架构设计思路', { sessionId, speculation: 'answer' }),
+  },
+  {
+    // The planner says complex: what ran beside it is cancelled and dropped.
+    name: 'speculative-complex',
+    script: {
+      retrieve: retrievalTable({ [QC]: [c1], [SUBS[0] as string]: [c1], [SUBS[1] as string]: [c2] }),
+      planner: plannerResult('complex', '涉及多维度比较', SUBS),
+      grades: { [QC]: [strong], [SUBS[0] as string]: [strong], [SUBS[1] as string]: [strong] },
+    },
+    run: (rag, sessionId) => rag.ask(QC, { sessionId, speculation: 'answer' }),
+  },
+  {
+    // The first grade rewrites: its draft is dropped; the draft beside the second grade is used.
+    name: 'speculative-rewrite',
+    script: {
+      retrieve: retrievalTable({ [Q1]: [c1], [`${Q1}\n\n退步问题：角色属性体系是什么？`]: [c2] }),
+      grades: { [Q1]: [weakRewrite, strong] },
+      rewritePlans: [stepBackPlan('角色属性体系是什么？')],
+    },
+    run: (rag, sessionId) => rag.ask(Q1, { sessionId, speculation: 'answer' }),
+  },
+  {
+    // The grade asks a person: its draft is dropped; after the answer, the draft beside the resume's grade is used.
+    name: 'speculative-hitl',
+    script: {
+      retrieve: retrievalTable({ [Q1]: [c1], [`v2：${Q1}`]: [c2] }),
+      grades: { [Q1]: [clarify], [`v2：${Q1}`]: [strong] },
+    },
+    run: async (rag, sessionId) => {
+      const first = await rag.ask(Q1, { sessionId, speculation: 'answer' });
+      return rag.answer(first.workflowId, 'v2');
+    },
   },
 ];

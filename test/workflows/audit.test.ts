@@ -3,6 +3,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { WorkflowFailedError } from '@temporalio/client';
+import { CancelledFailure } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import type { Worker } from '@temporalio/worker';
 import { createAuditStore, type SqlAuditStore } from '../../activities/adapters/sql-audit-store';
@@ -360,4 +361,30 @@ test('privacy: no question, answer or chunk text in the audit file written by th
   const bytes = readdirSync(dir).map((name) => readFileSync(join(dir, name)).toString('utf8')).join('\n');
   expect(bytes).toContain('doc.pdf::p1::l3::1'); // the rows are there
   for (const text of TEXTS) expect(bytes).not.toContain(text);
+});
+
+describe('a run cancelled from outside (issue 15 §1: an MCP client cancels its tool call; RagClient.cancel)', () => {
+  test('waiting for a person, cancelled: the workflow ends CANCELLED, and the audit records "cancelled" with where it stood', async () => {
+    const session = sessionId();
+    await withWorker(env, { retrieve: retrievalTable({ [Q]: [c1] }), grades: { [Q]: [askName] } }, async (rag) => {
+      const first = await rag.ask(Q, { sessionId: session });
+      expect(first.status).toBe('awaiting_input');
+      expect(await rag.cancel(first.workflowId)).toBe(true);
+
+      const closed = await env.client.workflow.getHandle(first.workflowId).result().then(() => null, (error: unknown) => error);
+      expect(closed).toBeInstanceOf(WorkflowFailedError);
+      expect((closed as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+      expect((await env.client.workflow.getHandle(first.workflowId).describe()).status.name).toBe('CANCELLED');
+
+      // Recorded in a non-cancellable scope before the run closed.
+      const trace = await store.sessionTrace(session);
+      expect(keys(trace)).toEqual(['run_started', 'hitl_requested:1', 'cancelled']);
+      expect(trace.events.at(-1)?.detail).toEqual({ status: 'cancelled', route: 'clarify', rounds: 1 });
+      expect(trace.runs).toMatchObject([{ workflowId: first.workflowId, status: 'cancelled', route: 'clarify' }]);
+      // The outcome a query reads afterwards names the closed code.
+      expect((await rag.getOutcome(first.workflowId)).error?.type).toBe('CANCELLED');
+      // Cancelling a closed run changes nothing, and says so.
+      expect(await rag.cancel(first.workflowId)).toBe(false);
+    }, { audit: store });
+  });
 });

@@ -1,0 +1,28 @@
+import type { EvidenceGrade } from '../../core/schemas/model-outputs';
+import type { Chunk } from '../../core/schemas/retrieved-chunk';
+import type { RetrievalResult } from '../../core/trace/writers';
+import type { McpGrade, McpSearch } from './search-tool';
+
+/** An in-process retriever on the configured stores (what `ragtime search` uses; the entry point builds it). */
+export type OpenRetriever = () => {
+  retrieve(query: string, kb?: string): Promise<RetrievalResult>;
+  grade?(query: string, docs: Chunk[]): Promise<EvidenceGrade>;
+  close(): Promise<void>;
+};
+
+/**
+ * search_knowledge's retrieval for `ragtime serve`, opened on first use: the stores' SDKs take a second to load and
+ * the embedder is only needed once an agent searches. Searches the knowledge base the caller's scope chose.
+ */
+export function lazySearch(open: OpenRetriever, defaultKb: string): { search: McpSearch; grade: McpGrade; close(): Promise<void> } {
+  let retriever: ReturnType<OpenRetriever> | undefined;
+  return {
+    async search(query, kb) {
+      retriever ??= open();
+      const name = kb ?? defaultKb;
+      return { kb: name, result: await retriever.retrieve(query, name) };
+    },
+    grade: async (query, docs) => (await (retriever ??= open()).grade?.(query, docs)) ?? null,
+    close: async () => retriever?.close(),
+  };
+}

@@ -1,0 +1,34 @@
+import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import type { RagClient } from '../../client/rag-client';
+import type { KbStats } from '../../core/knowledge/knowledge-base';
+import type { McpScope } from './mcp-scope';
+import { guarded } from './tool-result';
+
+/** ragtime://runs/{id}/trace (the normalized trace) and, with `kbStats`, ragtime://kb/{name} (a knowledge base's stats). */
+export function registerResources(server: McpServer, deps: { rag: RagClient; scope: McpScope; kbStats?: (kb: string) => Promise<KbStats> }): void {
+  const { rag, scope, kbStats } = deps;
+  server.registerResource(
+    'run-trace',
+    new ResourceTemplate('ragtime://runs/{id}/trace', { list: undefined }),
+    { title: 'Run trace', description: 'The normalized trace of a run (spec §5.6), as JSON.', mimeType: 'application/json' },
+    async (uri, variables) =>
+      guarded(async () => {
+        const id = decodeURIComponent(String(variables.id));
+        await scope.assertRun(id);
+        const trace = await rag.getTrace(id);
+        return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(trace, null, 2) }] };
+      }),
+  );
+  if (!kbStats) return;
+  server.registerResource(
+    'kb-stats',
+    new ResourceTemplate('ragtime://kb/{name}', { list: undefined }),
+    { title: 'Knowledge base stats', description: 'Documents, chunks per level, bytes and the last ingestion of a knowledge base, as JSON.', mimeType: 'application/json' },
+    async (uri, variables) =>
+      guarded(async () => {
+        // The scope decides which names the caller may read (a tenant's own; locally any valid name).
+        const kb = scope.kbOf(decodeURIComponent(String(variables.name))) ?? decodeURIComponent(String(variables.name));
+        return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(await kbStats(kb), null, 2) }] };
+      }),
+  );
+}

@@ -1,0 +1,144 @@
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { newRagWorkflowId, type RagClient } from '../../client/rag-client';
+import { RagError } from '../../core/errors';
+import type { RagOutcome } from '../../core/schemas/run-io';
+import type { CallAuditor, CallNotes } from './audit-tool-call';
+import { cancelRunOnAbort } from './cancel-run-on-abort';
+import { followProgress } from './follow-progress';
+import type { McpScope } from './mcp-scope';
+import { projectOutcome } from './project-outcome';
+import { guarded, result } from './tool-result';
+import { AnswerClarificationInput, AskKnowledgeInput, GetRunInput, RunResult } from './tool-schemas';
+
+export type RunToolDeps = {
+  rag: RagClient;
+  scope: McpScope;
+  workerCheck: () => Promise<void>;
+  audited: CallAuditor;
+  /** While the run waits for a person: ask through the client (elicitation) when it can; else the outcome as it is. */
+  askPerson: (outcome: RagOutcome, signal: AbortSignal) => Promise<{ outcome: RagOutcome; elicited: number }>;
+  /** A failed cancellation of a run (logged). */
+  onError: (error: unknown) => void;
+};
+
+type ToolExtra = {
+  signal: AbortSignal;
+  _meta?: { progressToken?: string | number };
+  sendNotification: (notification: { method: 'notifications/progress'; params: { progressToken: string | number; progress: number; message: string } }) => Promise<void>;
+};
+
+/** The run's progress steps as MCP progress notifications, when the caller asked for them (a progressToken). */
+function tracked<T>(rag: RagClient, workflowId: string, extra: ToolExtra, pending: Promise<T>): Promise<T> {
+  const progressToken = extra._meta?.progressToken;
+  if (progressToken === undefined) return pending;
+  return followProgress(pending, () => rag.getProgress(workflowId), (progress, message) =>
+    extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } }),
+  );
+}
+
+/**
+ * ask_knowledge, answer_clarification and get_run: the tools over one durable run. A call that works on a run
+ * (asks, answers, asks the person) cancels the run when the client cancels the call (issue 15 §1).
+ */
+export function registerRunTools(server: McpServer, deps: RunToolDeps): void {
+  const { rag, scope, workerCheck, audited, askPerson } = deps;
+  const connected = () => server.server.transport !== undefined;
+
+  /** Works on run `workflowId` until `work` settles; a cancelled call cancels the run and is noted so. */
+  async function onRun(workflowId: string, extra: ToolExtra, notes: CallNotes, work: () => Promise<RagOutcome>): Promise<RunResult> {
+    if (extra.signal.aborted) throw new RagError('CANCELLED', 'the tool call was cancelled before it started');
+    const watch = cancelRunOnAbort(extra.signal, connected, () => rag.cancel(workflowId), deps.onError);
+    try {
+      const first = await tracked(rag, workflowId, extra, work());
+      notes.outcome = first;
+      const { outcome, elicited } = await askPerson(first, extra.signal);
+      notes.outcome = outcome;
+      notes.projected = projectOutcome(outcome, elicited);
+      return notes.projected;
+    } finally {
+      await watch.done();
+      notes.cancelled = watch.cancelled();
+    }
+  }
+
+  server.registerTool(
+    'ask_knowledge',
+    {
+      title: 'Ask the knowledge base',
+      description:
+        'Ask a question of the knowledge base and get a grounded answer. ragtime retrieves evidence, grades it and ' +
+        'either answers with citations (route "answer"), reports that the knowledge base holds nothing on it (route ' +
+        '"no_knowledge" — a normal result: say so rather than guess), or needs the person to clarify (status ' +
+        '"awaiting_input", route "clarify" or "scope_select"). When the client supports elicitation the person is asked ' +
+        'directly; otherwise the result carries the prompt, the options and the run_id: ask the person and call ' +
+        'answer_clarification. "degraded" set means the knowledge base could not be read, so "no_knowledge" is unproven. ' +
+        'Cancelling the call cancels the run.',
+      inputSchema: AskKnowledgeInput,
+      outputSchema: RunResult,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async ({ question, kb, session }, extra) =>
+      guarded(() =>
+        audited('ask_knowledge', async (notes) => {
+          notes.text = question;
+          const sessionId = await scope.sessionOf(session);
+          notes.sessionId = sessionId;
+          const kbName = scope.kbOf(kb);
+          if (kbName !== undefined) notes.kb = kbName;
+          await workerCheck();
+          const workflowId = newRagWorkflowId(sessionId);
+          notes.workflowId = workflowId;
+          return result(await onRun(workflowId, extra, notes, () => rag.ask(question, { sessionId, workflowId, ...(kbName === undefined ? {} : { kb: kbName }) })));
+        }),
+      ),
+  );
+
+  server.registerTool(
+    'answer_clarification',
+    {
+      title: 'Answer a clarification',
+      description:
+        'Continue a run that waits for the person (status "awaiting_input" from ask_knowledge or get_run) with their ' +
+        'answer: free text, or the 1-based number of one of the offered options. Returns the run’s next result — an ' +
+        'answer, no_knowledge, or another question. The run is durable: it waits for days and survives restarts, so ' +
+        'the answer may come long after the question. Cancelling the call cancels the run.',
+      inputSchema: AnswerClarificationInput,
+      outputSchema: RunResult,
+      annotations: { readOnlyHint: false, idempotentHint: false, openWorldHint: false },
+    },
+    async ({ run_id, answer }, extra) =>
+      guarded(() =>
+        audited('answer_clarification', async (notes) => {
+          notes.text = answer;
+          notes.workflowId = run_id;
+          notes.sessionId = (await scope.assertRun(run_id)) ?? undefined;
+          await workerCheck();
+          return result(await onRun(run_id, extra, notes, () => rag.answer(run_id, answer)));
+        }),
+      ),
+  );
+
+  server.registerTool(
+    'get_run',
+    {
+      title: 'Read a run',
+      description:
+        'Read where a run stands: status (running, awaiting_input, completed, failed), route, retrieval status, the ' +
+        'answer or the pending question, and bounded evidence. Use it to pick up a run after a restart or from another ' +
+        'conversation; trace_uri names the full normalized trace resource.',
+      inputSchema: GetRunInput,
+      outputSchema: RunResult,
+      annotations: { readOnlyHint: true, openWorldHint: false },
+    },
+    async ({ run_id }) =>
+      guarded(() =>
+        audited('get_run', async (notes) => {
+          notes.workflowId = run_id;
+          notes.sessionId = (await scope.assertRun(run_id)) ?? undefined;
+          notes.outcome = await rag.getOutcome(run_id);
+          notes.projected = projectOutcome(notes.outcome);
+          return result(notes.projected);
+        }),
+      ),
+  );
+}
