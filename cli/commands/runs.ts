@@ -7,6 +7,7 @@ import { renderAnswerRecord } from '../render/answer';
 import { renderTraceTree } from '../render/trace-tree';
 import { renderIngestBatch, renderSubQuestion } from '../render/workflow-views';
 import { toRagError } from '../../client/errors';
+import { printTraceDiff } from './trace-diff';
 
 export function registerRunCommands(program: Command, context: CliContext, setExit: (code: number) => void): void {
   program
@@ -32,10 +33,14 @@ export function registerRunCommands(program: Command, context: CliContext, setEx
 
   program
     .command('trace')
-    .description('show a run (route path, grades, retrieval meta, rounds), a sub-question (<run>/sub-<n>) or an ingest batch')
+    .description('show a run (route path, grades, retrieval meta, rounds), a sub-question (<run>/sub-<n>) or an ingest batch; --diff A B compares two runs')
     .argument('<workflowId>')
-    .option('--json', 'print the outcome (with its normalized trace) as JSON')
-    .action(async (workflowId: string, flags: { json?: boolean }) => {
+    .argument('[otherWorkflowId]', 'with --diff: the run to compare the first with')
+    .option('--diff', 'compare two runs: route, grades, evidence in and out, rank moves per leg, timings')
+    .option('--json', 'print the outcome (with its normalized trace) as JSON; with --diff, the comparison')
+    .action(async (workflowId: string, other: string | undefined, flags: { json?: boolean; diff?: boolean }) => {
+      if (flags.diff) return printTraceDiff(context, workflowId, other, flags.json === true);
+      if (other !== undefined) throw new RagError('INVALID_INPUT', `trace takes one run; to compare "${workflowId}" with "${other}", add --diff`);
       const rag = await context.client();
       // Every workflow ragtime starts has a view: runs, their sub-question children, ingest batches.
       const handle = rag.temporal.workflow.getHandle(workflowId);

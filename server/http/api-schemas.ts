@@ -3,7 +3,11 @@ import { DocumentRecord, KbName, KbStats } from '../../core/knowledge/knowledge-
 import { RagStep } from '../../core/progress/rag-step';
 import { SessionTrace } from '../../core/schemas/audit';
 import { RagTrace } from '../../core/schemas/rag-trace';
-import { HitlAnswer, HitlSettings, Question, RagOutcome, SessionId } from '../../core/schemas/run-io';
+import { Route } from '../../core/schemas/graph-values';
+import { RunComparison } from '../../core/schemas/run-comparison';
+import { RunDetail } from '../../core/schemas/run-detail';
+import { HitlAnswer, HitlSettings, Question, RagOutcome, RunStatus, SessionId } from '../../core/schemas/run-io';
+import { RunRow } from '../../core/schemas/run-row';
 
 /*
  * The HTTP API's contracts. Requests are parsed with these schemas (→ 400 with one readable line); responses are
@@ -69,3 +73,25 @@ export const DocumentList = z.object({ kb: z.string(), documents: z.array(Docume
 export const DocumentRemoved = z.object({ kb: z.string(), removed: DocumentRecord });
 
 export { RagOutcome, RagStep, SessionTrace };
+
+/*
+ * The console's reads (issue 16): lists of runs, one run in detail, two runs compared. The shapes are core's
+ * (RunRow, RunDetail, RunComparison), so the console imports the same types.
+ */
+const IsoTime = z.iso.datetime({ offset: true, message: 'expected an ISO 8601 time such as 2026-12-01T19:30:00Z' });
+export const RunListQuery = z.strictObject({
+  status: RunStatus.optional().describe('running | awaiting_input | completed | failed'),
+  route: Route.optional().describe('answer | rewrite | clarify | scope_select | no_knowledge'),
+  session: ApiSessionId.optional().describe('only this session (one of the caller\'s)'),
+  kb: KbName.optional().describe("only this knowledge base (one of the caller's)"),
+  since: IsoTime.optional().describe('runs started at or after this ISO time'),
+  until: IsoTime.optional().describe('runs started at or before this ISO time'),
+  limit: z.coerce.number().int().min(1).max(200).default(50).describe('at most this many runs, 1–200 (default 50)'),
+});
+export const RunList = z.object({ runs: z.array(RunRow).describe('newest first; waiting runs carry their pending question in hitl') });
+export const CompareQuery = z.strictObject({
+  a: WorkflowIdParam.describe('the first run (the "before")'),
+  b: WorkflowIdParam.describe('the second run (the "after")'),
+});
+
+export { RunComparison, RunDetail, RunRow };

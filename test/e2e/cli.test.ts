@@ -17,6 +17,7 @@ import * as path from 'node:path';
 import type { EvalReport } from '../../core/eval/report';
 import type { RetrievalResult } from '../../core/trace/writers';
 import type { RagOutcome } from '../../core/schemas/run-io';
+import { RunComparison } from '../../core/schemas/run-comparison';
 import { CountingEmbeddingProxy } from '../support/embedding-proxy';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from '../support/fake-openai-server';
 import { newMilvusClient } from '../support/milvus';
@@ -393,6 +394,32 @@ describe('other commands', () => {
     expect(json.meta).toMatchObject({ retrieval_mode: 'hybrid', retrieval_top_k: 8, candidate_k: 24 });
     expect(json.diagnostics).toMatchObject({ embedding_error: null, legs: { dense: expect.any(Array), bm25: expect.any(Array) } });
     expect(json.diagnostics?.fused.length).toBeGreaterThan(0);
+  });
+
+  test('trace --diff A B: what changed from a no_knowledge run to an answered one; --json is the RunComparison', async () => {
+    const session = `${SESSION}-diff`;
+    const [before, after] = [
+      await ragtimeJson<RagOutcome>(['ask', '量子计算机的散热怎么做？', '--session', session]),
+      await ragtimeJson<RagOutcome>(['ask', 'Aurora X2 路由器的保修期是多久？', '--session', session]),
+    ];
+    const [a, b] = [before.json.workflowId, after.json.workflowId];
+    const text = await ragtime(['trace', '--diff', a, b]);
+    expect(text.code).toBe(0);
+    const lines = text.stdout.split('\n');
+    expect(lines.slice(0, 3)).toEqual([`DIFF  ${a}  →  ${b}`, '  question  a "量子计算机的散热怎么做？"', '            b "Aurora X2 路由器的保修期是多久？"']);
+    expect(text.stdout).toContain('  outcome   completed no_knowledge  →  completed answer');
+    expect(text.stdout).toMatch(/ {2}path b {4}question → \S.* → answer\n/);
+    expect(text.stdout).toMatch(/\n {4}route +no_knowledge → answer\n/);
+    expect(text.stdout).toMatch(/\n {2}evidence\n {4}\+ .*\(Aurora X2 路由器\.md\) at 1\n/);
+    expect(text.stdout).toMatch(/\n {2}timings\n {4}total +\d+ ms → \d+ ms/);
+    const { code, json } = await ragtimeJson<RunComparison>(['trace', '--diff', a, b]);
+    expect(code).toBe(0);
+    expect(RunComparison.parse(json)).toMatchObject({ sameQuestion: false, changed: true, routeChanged: true, a: { workflowId: a, route: 'no_knowledge' }, b: { workflowId: b, route: 'answer' } });
+    expect(json.ranks.length).toBeGreaterThan(0); // the two questions recall different candidates
+    const same = await ragtime(['trace', '--diff', b, b]);
+    expect(same.stdout.trim().split('\n').at(-1)).toBe('  no change in route, outcome, grades, evidence or ranks');
+    const one = await ragtime(['trace', '--diff', a]);
+    expect([one.code, one.stderr]).toEqual([2, expect.stringContaining('trace --diff needs two runs')]);
   });
 });
 

@@ -299,12 +299,19 @@ describe('OpenAPI, health and the codec endpoint', () => {
   ],
   "/api/runs": [
     "post",
+    "get",
+  ],
+  "/api/runs/compare": [
+    "get",
   ],
   "/api/runs/{workflowId}": [
     "get",
   ],
   "/api/runs/{workflowId}/answer": [
     "post",
+  ],
+  "/api/runs/{workflowId}/detail": [
+    "get",
   ],
   "/api/runs/{workflowId}/progress": [
     "get",

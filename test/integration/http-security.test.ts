@@ -510,8 +510,9 @@ describe('every HTTP error in the API shape, whichever layer answers it (issue 1
 
   test('a known path with another method → 405 with Allow; unknown paths stay 404, and anonymous callers get 401', async () => {
     const put = await call({ method: 'PUT', url: '/api/runs' });
-    expect(put).toMatchObject({ status: 405, body: { error: 'METHOD_NOT_ALLOWED', message: 'PUT is not allowed on /api/runs; use POST' } });
-    expect(put.headers.allow).toBe('POST');
+    // GET /api/runs lists runs (issue 16), so the path takes GET (and HEAD) as well as POST.
+    expect(put).toMatchObject({ status: 405, body: { error: 'METHOD_NOT_ALLOWED', message: 'PUT is not allowed on /api/runs; use GET or HEAD or POST' } });
+    expect(put.headers.allow).toBe('GET, HEAD, POST');
     const getDocument = await call({ method: 'GET', url: '/api/kbs/kb/documents/a.pdf' });
     expect(getDocument).toMatchObject({ status: 405, body: { error: 'METHOD_NOT_ALLOWED', message: 'GET is not allowed on /api/kbs/kb/documents/a.pdf; use DELETE' } });
     expect((await call({ method: 'POST', url: '/api/runs/rag-s-1-12345678', payload: {} })).headers.allow).toBe('GET, HEAD');

@@ -10,7 +10,7 @@ const finished = (workflowId: string) =>
   new RagError('NOT_AWAITING_INPUT', `run "${workflowId}" has finished; it takes no more answers (ask again to continue)`);
 
 /** The promise's value if it settles within `ms`, else null (its rejection, if first, is thrown). */
-async function within<T>(promise: Promise<T>, ms: number): Promise<{ outcome: T } | null> {
+export async function within<T>(promise: Promise<T>, ms: number): Promise<{ outcome: T } | null> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<null>((resolve) => (timer = setTimeout(() => resolve(null), ms)));
   try {
