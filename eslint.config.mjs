@@ -127,6 +127,25 @@ export default tseslint.config(
     },
   },
   {
+    // The web console (console/README.md): browser code that talks to server/ only over the typed HTTP API. It may
+    // import types of the API's contracts (core/schemas, server/http/api-schemas), nothing that does I/O or listens.
+    files: ['console/**/*.ts', 'console/**/*.tsx', 'console/**/*.mts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        paths: builtinPaths,
+        patterns: [
+          ...builtinPatterns,
+          { group: ['fastify', 'fastify/*', '@fastify/*', '@temporalio/*', 'openai', '@zilliz/*', 'pg', 'better-sqlite3', 'kysely'],
+            message: 'console/ runs in the browser and reaches the server over HTTP only.' },
+          { regex: '^(\\.\\./)+(?!core/schemas/[\\w-]+$|server/http/api-schemas$)(core|server|client|cli|workflows|activities|workers|runtime)(/|$)',
+            message: 'console/ imports only the API contracts: core/schemas/* and server/http/api-schemas.' },
+          { group: ['../**/core/schemas/*', '../**/server/http/api-schemas'], allowTypeImports: true,
+            message: 'console/ imports the API contracts as types only (no zod or server code in the bundle).' },
+        ],
+      }],
+    },
+  },
+  {
     files: ['workers/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [leaves] }],

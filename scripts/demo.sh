@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `make demo`, the guided tour: install, start the local services and a ragtime worker in the background, ingest the
+# `make demo`, the guided tour: install, start the local services, a ragtime worker and `ragtime serve` (the API and
+# the web console, docs/CONSOLE.md) in the background, ingest the
 # sample knowledge base (samples/knowledge; again on every run, re-ingestion replaces), then ask one question per
 # route (scripts/demo.ts). Everything keeps running afterwards; `make down` stops it all, the worker included.
 #
@@ -37,8 +38,8 @@ fi
 step "services"
 bash scripts/services.sh up
 # Restarted rather than reused: a worker left running by an earlier demo may run older code, another collection or
-# other keys; so may the codec server.
-bash scripts/services.sh restart worker codec
+# other keys; so may the codec server and the API (`ragtime serve`, with the web console).
+bash scripts/services.sh restart worker codec api
 if ! curl -fsS --max-time 5 "http://127.0.0.1:$TEMPORAL_UI_PORT/api/v1/settings" 2>/dev/null | grep -q "127.0.0.1:$CODEC_PORT/"; then
   echo "note: the running dev server was started without this codec endpoint, so its Web UI shows encrypted payloads;"
   echo "      'make down && make demo' restarts it with one"
@@ -51,6 +52,18 @@ step "tour"
 tour_rc=0
 npx --no-install tsx scripts/demo.ts || tour_rc=$?
 
+step "console"
+# The tour asked through the SDK; the API shows a tenant the sessions it owns, and the first tenant to ask in a
+# session owns it. One question over the API in session "demo" makes the demo tenant its owner (again: a no-op),
+# so the console lists the tour's runs.
+api_token="$(cat "$RAGTIME_DATA_DIR/console/demo-token")"
+if curl -fsS --max-time 60 "http://127.0.0.1:${RAGTIME_API_PORT:-8280}/api/runs" -H "authorization: Bearer $api_token" \
+  -H 'content-type: application/json' -d '{"question": "Aurora X2 路由器的保修期是多久？", "sessionId": "demo"}' >/dev/null; then
+  echo "asked over the API in session demo: the console lists the tour's runs"
+else
+  echo "note: the API did not answer the console's question; see $(realpath --relative-to="$RAGTIME_ROOT" "$RAGTIME_DATA_DIR")/logs/api.log"
+fi
+
 cat <<EOF
 
 Running in the background ('make status' shows them; logs under $(realpath --relative-to="$RAGTIME_ROOT" "$RAGTIME_DATA_DIR")/logs/):
@@ -59,6 +72,11 @@ Running in the background ('make status' shows them; logs under $(realpath --rel
   Milvus Lite      $MILVUS_ADDRESS (knowledge base $MILVUS_COLLECTION)
   Embeddings       $EMBEDDING_BASE_URL (model $EMBEDDING_MODEL)
   ragtime worker   task queue ${TEMPORAL_TASK_QUEUE:-ragtime}, models $MODEL_PROVIDER
+  ragtime serve    http://127.0.0.1:${RAGTIME_API_PORT:-8280}/api (docs/API.md), tenant "demo"
+
+The console (docs/CONSOLE.md): open http://127.0.0.1:${RAGTIME_API_PORT:-8280}/ and sign in with the demo token
+  $api_token
+  (kept in $(realpath --relative-to="$RAGTIME_ROOT" "$RAGTIME_DATA_DIR")/console/demo-token; the tour's runs are in session "demo")
 Stop everything: make down
 
 make demo took $((SECONDS - started)) s.

@@ -14,14 +14,18 @@
 #               decrypts payloads through it. Only when named (`make demo` names it); needs the codec keys
 #               (RAGTIME_CODEC_KEYS / RAGTIME_CODEC_KEY_FILE / .data/codec-keys.json). Its own process, not the
 #               worker's: it holds keys only (no model or store credentials), and workers may run many copies.
+#   api         `ragtime serve` (node bin/ragtime.js serve): the HTTP API and the web console on RAGTIME_API_PORT
+#               (8280), for one tenant "demo" whose token is made once into .data/console/demo-token (mode 0600)
+#               plus any RAGTIME_API_TOKENS of the caller. Only when named (`make demo` names it); started with the
+#               worker, after the others.
 #
 # The dev server's UI is always started with --ui-codec-endpoint http://127.0.0.1:$CODEC_PORT/<token>: the UI
 # cannot send an Authorization header without OIDC, so the token is the path segment before /decode. The token is
 # generated once into .data/codec/ui-token (mode 0600); the codec service accepts its SHA-256 digest (plus any
 # RAGTIME_CODEC_TOKENS of the caller). Whoever can open the UI can read decrypted payloads: it listens on loopback.
 #
-# Usage: scripts/services.sh up|down|status|restart [temporal|milvus|embeddings|postgres|worker|codec ...]
-#        (default: temporal, milvus and embeddings; `down` also stops postgres, the worker and codec when they run)
+# Usage: scripts/services.sh up|down|status|restart [temporal|milvus|embeddings|postgres|worker|codec|api ...]
+#        (default: temporal, milvus and embeddings; `down` also stops postgres, the worker, codec and api when they run)
 #
 # up      starts what is not running and waits until each service answers (deadline SERVICES_START_TIMEOUT,
 #         default 90 s); already running and healthy -> says so and does nothing. Exit 1 with one line naming
@@ -39,7 +43,9 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 
 DEFAULT_SERVICES=(temporal milvus embeddings)
-ALL_SERVICES=(temporal milvus embeddings postgres worker codec)
+ALL_SERVICES=(temporal milvus embeddings postgres worker codec api)
+# `ragtime serve` (the HTTP API and the web console, docs/CONSOLE.md) as `make demo` runs it: one tenant, "demo".
+API_PORT="${RAGTIME_API_PORT:-8280}"
 START_TIMEOUT="${SERVICES_START_TIMEOUT:-90}"
 STOP_TIMEOUT="${SERVICES_STOP_TIMEOUT:-30}"
 RUN_DIR="$RAGTIME_DATA_DIR/run"
@@ -73,6 +79,7 @@ port_of() {
     postgres) printf '%s' "$POSTGRES_PORT" ;;
     worker) ;; # no port: it connects out to the others
     codec) printf '%s' "$CODEC_PORT" ;;
+    api) printf '%s' "$API_PORT" ;;
   esac
 }
 
@@ -96,6 +103,7 @@ url_of() {
       ;;
     worker) worker_summary ;;
     codec) printf 'http://127.0.0.1:%s (the UI token: %s)' "$CODEC_PORT" "$(rel "$CODEC_TOKEN_FILE")" ;;
+    api) printf 'http://127.0.0.1:%s/ (console and API; the demo token: %s)' "$API_PORT" "$(rel "$API_TOKEN_FILE")" ;;
   esac
 }
 
@@ -121,13 +129,14 @@ marker_of() {
     postgres) printf '%s' "${PG_BIN:-/usr/lib/postgresql/<version>/bin}/postgres" ;;
     worker) printf '%s' "$RAGTIME_ROOT/bin/ragtime.js worker" ;;
     codec) printf '%s' "$RAGTIME_ROOT/bin/ragtime.js codec-server" ;;
+    api) printf '%s' "$RAGTIME_ROOT/bin/ragtime.js serve" ;;
   esac
 }
 
 # The file that must exist before a service can start (missing: run scripts/setup.sh).
 installed_of() {
   case "$1" in
-    worker | codec) printf '%s' "$RAGTIME_ROOT/node_modules/tsx/package.json" ;;
+    worker | codec | api) printf '%s' "$RAGTIME_ROOT/node_modules/tsx/package.json" ;;
     *) marker_of "$1" ;;
   esac
 }
@@ -173,10 +182,27 @@ command_of() {
       tokens="${RAGTIME_CODEC_TOKENS:+$RAGTIME_CODEC_TOKENS,}$digest"
       printf '%s\0' env "RAGTIME_CODEC_TOKENS=$tokens" node "$RAGTIME_ROOT/bin/ragtime.js" codec-server
       ;;
+    api)
+      local api_digest
+      api_digest="$(printf '%s' "$(api_demo_token)" | sha256sum | cut -d' ' -f1)"
+      printf '%s\0' env "RAGTIME_API_TOKENS=${RAGTIME_API_TOKENS:+$RAGTIME_API_TOKENS,}demo:$api_digest" \
+        node "$RAGTIME_ROOT/bin/ragtime.js" serve --port "$API_PORT"
+      ;;
   esac
 }
 
 CODEC_TOKEN_FILE="$RAGTIME_DATA_DIR/codec/ui-token"
+API_TOKEN_FILE="$RAGTIME_DATA_DIR/console/demo-token"
+
+# The demo tenant's API token, for signing in to the console: made once (rt_ and 32 random bytes, base64url as
+# `ragtime token new` makes them) and kept (mode 0600); the api service is given only its SHA-256.
+api_demo_token() {
+  if [[ ! -s "$API_TOKEN_FILE" ]]; then
+    mkdir -p "$(dirname "$API_TOKEN_FILE")"
+    (umask 077 && printf 'rt_%s' "$(head -c 32 /dev/urandom | base64 | tr '+/' '-_' | tr -d '=\n')" >"$API_TOKEN_FILE")
+  fi
+  cat "$API_TOKEN_FILE"
+}
 
 # The token the Temporal UI presents to the codec server (in the endpoint's path): 32 random bytes in hex, made
 # once and kept (mode 0600), so the dev server and the codec server agree across restarts.
@@ -388,6 +414,10 @@ MilvusClient(uri="http://127.0.0.1:" + sys.argv[1], timeout=5).list_collections(
       # The start-up line comes once the workflows are bundled and the stores answer; polling follows at once.
       awk '/^==== / { up = 0 } /^ragtime worker: task queue/ { up = 1 } END { exit !up }' "$(logfile worker)" 2>/dev/null
       ;;
+    api)
+      port_open "$API_PORT" || return 1
+      [[ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "http://127.0.0.1:$API_PORT/healthz")" == 200 ]]
+      ;;
     codec)
       # Up when it answers; without a token it must refuse (401), which also shows that auth is on.
       port_open "$CODEC_PORT" || return 1
@@ -481,7 +511,7 @@ status_one() {
     fi
     return 0
   fi
-  if [[ "$svc" == worker || "$svc" == codec ]]; then
+  if [[ "$svc" == worker || "$svc" == codec || "$svc" == api ]]; then
     printf '%-11s stopped  %-11s %s\n' "$svc" "" "(scripts/services.sh up $svc starts one with this environment)"
   else
     printf '%-11s stopped  %-11s %s\n' "$svc" "" "$(url_of "$svc")"
@@ -527,10 +557,10 @@ cmd_status() {
   return "$rc"
 }
 
-# `up` for main's lists: the others first, then the worker once they all answer.
+# `up` for main's lists: the others first, then the worker (and the API) once they all answer.
 up_in_order() {
   if [[ ${#others[@]} -gt 0 ]]; then cmd_up "${others[@]}" || return 1; fi
-  if [[ ${#worker[@]} -gt 0 ]]; then cmd_up worker; fi
+  if [[ ${#worker[@]} -gt 0 ]]; then cmd_up "${worker[@]}"; fi
 }
 
 usage() {
@@ -548,7 +578,7 @@ main() {
     # A bare `down` stops postgres, the worker and codec too when they run (so `make down` leaves nothing behind);
     # `status` shows them.
     if [[ "$action" == down || "$action" == status ]]; then
-      for svc in postgres worker codec; do
+      for svc in postgres worker codec api; do
         if running_pid "$svc" >/dev/null; then services+=("$svc"); fi
       done
     fi
@@ -559,7 +589,7 @@ main() {
   # The worker needs the others: it starts after them (once they answer) and stops before them.
   local others=() worker=()
   for svc in "${services[@]}"; do
-    if [[ "$svc" == worker ]]; then worker=(worker); else others+=("$svc"); fi
+    if [[ "$svc" == worker || "$svc" == api ]]; then worker+=("$svc"); else others+=("$svc"); fi
   done
 
   mkdir -p "$RUN_DIR"

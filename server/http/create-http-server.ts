@@ -7,12 +7,14 @@ import { CODEC_BODY_LIMIT_BYTES } from '../codec/codec-server';
 import { mcpRoutes } from '../mcp/mount-mcp-http';
 import { installBearerAuth } from './bearer-auth';
 import { codecRoutes } from './codec-mount';
+import { consoleAssets } from './console-assets';
 import { installErrorHandlers } from './error-handler';
 import { clientErrorHandler, installHostCheck, routerErrorHandler } from './protocol-errors';
 import { diagnosisRoutes } from './routes/diagnosis';
 import { knowledgeRoutes } from './routes/knowledge';
 import { metaRoutes } from './routes/meta';
 import { progressRoutes } from './routes/progress';
+import { runHistoryRoutes } from './routes/run-history';
 import { runRoutes } from './routes/runs';
 import type { HttpServerOptions, RouteDeps } from './server-deps';
 
@@ -73,6 +75,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     limits,
     workerCheck: options.workerCheck ?? (async () => undefined),
     newSessionId: options.newSessionId ?? (() => `api-${randomUUID()}`),
+    ...(options.temporalUiUrl ? { temporalUiUrl: options.temporalUiUrl } : {}),
   };
   void app.register(metaRoutes);
   void app.register(async (api) => {
@@ -84,12 +87,25 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
       await api.register(fastifyCors, { origin: options.corsOrigins, methods: ['GET', 'POST', 'DELETE'], allowedHeaders: ['authorization', 'content-type', 'last-event-id'] });
     }
     await api.register(runRoutes, deps);
+    await api.register(runHistoryRoutes, deps);
     await api.register(progressRoutes, deps);
     await api.register(diagnosisRoutes, deps);
     await api.register(knowledgeRoutes, deps);
   });
   // MCP over Streamable HTTP (docs/MCP.md): the same tokens and tenants as the API.
-  void app.register(mcpRoutes({ rag: deps.rag, tenants: deps.tenants, workerCheck: deps.workerCheck, ...(deps.knowledge ? { knowledge: deps.knowledge } : {}) }));
+  void app.register(
+    mcpRoutes({
+      rag: deps.rag,
+      tenants: deps.tenants,
+      workerCheck: deps.workerCheck,
+      auditStore: deps.auditStore,
+      ...(deps.knowledge ? { knowledge: deps.knowledge } : {}),
+      ...(options.mcp ? { options: options.mcp } : {}),
+      ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
+    }),
+  );
   if (options.codecHandler !== undefined) void app.register(codecRoutes(options.codecHandler, limits.codecBodyLimitBytes));
+  // The web console's built files at / and /assets/* (console/README.md): public, cached by hash, under a strict CSP.
+  if (options.consoleRoot !== undefined) void app.register(consoleAssets(options.consoleRoot));
   return app;
 }

@@ -1,6 +1,7 @@
 import type { AuditStore } from '../../activities/ports';
 import type { DocumentRecord, KbStats } from '../../core/knowledge/knowledge-base';
 import type { RagClient } from '../../client/rag-client';
+import type { McpHttpOptions } from '../mcp/mcp-http-options';
 import type { CodecHandler } from './codec-mount';
 import type { TenantDirectory } from './tenant-directory';
 
@@ -47,6 +48,12 @@ export type HttpServerOptions = {
   workerCheck?: () => Promise<void>;
   /** New session ids for asks without one. Default: "api-" and a random UUID. */
   newSessionId?: () => string;
+  /** The Temporal Web UI's base URL (e.g. http://127.0.0.1:8233), for the run links of GET /api/runs/{id}/detail. */
+  temporalUiUrl?: string;
+  /** The built console (console/dist) to serve at /; none when absent (the API alone). */
+  consoleRoot?: string;
+  /** The MCP endpoint at /mcp (docs/MCP.md): search_knowledge's retrieval, session bounds. */
+  mcp?: McpHttpOptions;
   /** fastify's logger option: false (the default) for none, true or pino options to log requests. */
   logger?: boolean | { level: string };
 };
@@ -57,4 +64,5 @@ export type RouteDeps = Required<Pick<HttpServerOptions, 'rag' | 'auditStore' | 
   limits: Required<HttpLimits>;
   workerCheck: () => Promise<void>;
   newSessionId: () => string;
+  temporalUiUrl?: string;
 };

@@ -29,3 +29,10 @@ export function newMilvusClient(address: string = services.milvusAddress): Milvu
     channelOptions: { 'grpc.keepalive_time_ms': 10 * 60_000, 'grpc.keepalive_permit_without_calls': 0 },
   });
 }
+
+/** Drops a test's collection (if it exists) and closes the client: the end of a suite that made one. */
+export async function dropTestCollection(collection: string): Promise<void> {
+  const milvus = newMilvusClient();
+  await milvus.dropCollection({ collection_name: collection }).catch(() => undefined);
+  await milvus.closeConnection();
+}

@@ -1,0 +1,54 @@
+import type { RagOutcome } from '../api';
+
+type Citation = NonNullable<RagOutcome['answer']>['citations'][number];
+const CONTEXT_CHARS = 160;
+
+/** The cited document's text around the quote, the quote marked: the reader sees the span in its source. */
+function QuotedSpan({ citation, source }: { citation: Citation; source: string | undefined }) {
+  const at = source?.indexOf(citation.quote) ?? -1;
+  if (source === undefined || at < 0) return <blockquote><mark>{citation.quote}</mark></blockquote>;
+  const start = Math.max(0, at - CONTEXT_CHARS);
+  const end = Math.min(source.length, at + citation.quote.length + CONTEXT_CHARS);
+  return (
+    <blockquote className="source-span">
+      {start > 0 && '…'}{source.slice(start, at)}<mark>{citation.quote}</mark>{source.slice(at + citation.quote.length, end)}{end < source.length && '…'}
+    </blockquote>
+  );
+}
+
+const focusCitation = (marker: number) => {
+  const target = document.getElementById(`citation-${marker}`);
+  if (target instanceof HTMLDetailsElement) target.open = true;
+  target?.scrollIntoView({ block: 'nearest' });
+  target?.querySelector('summary')?.focus();
+};
+
+/** The answer with its inline markers as buttons to the citations, each citation with its quoted span. */
+export function AnswerView({ outcome }: { outcome: RagOutcome }) {
+  const answer = outcome.answer;
+  if (answer === null) {
+    return <p className="muted">No answer: {outcome.answer_null_reason ?? 'unknown'}{outcome.answer_error ? ` (${outcome.answer_error.message})` : ''}</p>;
+  }
+  const parts = answer.text.split(/(\[\d+\])/);
+  return (
+    <div className="answer">
+      <p className="answer-text" lang="zh-CN">
+        {parts.map((part, i) => {
+          const marker = /^\[(\d+)\]$/.exec(part)?.[1];
+          return marker ? <button key={i} type="button" className="marker" onClick={() => focusCitation(Number(marker))} aria-label={`citation ${marker}`}>{part}</button> : <span key={i}>{part}</span>;
+        })}
+      </p>
+      <p className="muted">verification: <strong className={`verify-${answer.verification.status}`}>{answer.verification.status}</strong> · {answer.model} · {answer.duration_ms} ms{answer.repair_attempted ? ' · repaired once' : ''}</p>
+      <ol className="citations">
+        {answer.citations.map((citation) => (
+          <li key={citation.marker}>
+            <details id={`citation-${citation.marker}`} open>
+              <summary>[{citation.marker}] {citation.filename ?? 'document'}{citation.page_number !== null ? `, page ${citation.page_number}` : ''}</summary>
+              <QuotedSpan citation={citation} source={outcome.docs[citation.doc_index - 1]?.text} />
+            </details>
+          </li>
+        ))}
+      </ol>
+    </div>
+  );
+}
