@@ -1,18 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
+import { performance } from 'node:perf_hooks';
 import { RagClient, newRagWorkflowId } from '../client/rag-client';
-import { WORKER_FLAGS, WORKER_FLAGS_HELP, parseArgs, positiveInt, temporalAddress, workerFlags } from './support/args';
+import type { RagOutcome } from '../core/schemas/run-io';
+import { SpeculationLevel } from '../core/schemas/speculation';
+import { WORKER_FLAGS, WORKER_FLAGS_HELP, parseArgs, positiveInt, temporalAddress, temporalSecurity, workerFlags } from './support/args';
 import { gapTable, historyGaps } from './support/history-gaps';
 import { describeMachine, loadAverage, machineInfo, ownCpuMs, processCpuMs } from './support/machine';
 import { floorDoneUpdate, type benchFloorWorkflow } from './support/floor-workflow';
-import { SCENARIOS, inProcessModels, runInProcess, type ScenarioName } from './support/scenarios';
+import { LATENCY_FLAGS, LATENCY_FLAGS_HELP, isZeroLatency, latencyFromFlags } from './support/latency';
+import { SCENARIOS, SCENARIO_ALIASES, inProcessModels, runInProcess, type ScenarioName } from './support/scenarios';
 import { RunTracker, deadline } from './support/run-tracker';
 import { closedLoop, ms, rate, summarize, sustainedLoop, table, type Summary } from './support/stats';
 import { startBenchWorker, type BenchWorkerHandle } from './support/worker-host';
 
 /*
- * Orchestration overhead of ragtime (issue 3 §7): the simple and the complex scenario with zero-latency adapters,
+ * Orchestration overhead of ragtime (issue 3 §7) and, with a latency model (issue 17 §1), the latency users feel: the
+ * peer's scenarios (fast, planner, rewrite, complex, hitl) with adapters that answer at once or sleep as told,
  * (a) through Temporal — the real dev server, one worker, RagClient.ask (update-with-start) per run — and (b) the same
  * graph in-process (the pure driver runRag over the same core/ functions). p50/p95 latency per run and sustained
  * runs/s at each concurrency (support/stats.ts sustainedLoop: a closed loop, warm-up excluded, filler runs keep every
@@ -21,21 +26,27 @@ import { startBenchWorker, type BenchWorkerHandle } from './support/worker-host'
  * A third scenario, the floor, runs the simple run's shape on Temporal without any ragtime code: the part of (a) that
  * is Temporal's on this machine, whatever the workflow does.
  *
- *   npx tsx bench/orchestration.ts [--runs N] [--concurrency 1,10,50] [--scenarios simple,complex,floor] [worker flags]
+ *   npx tsx bench/orchestration.ts [--runs N] [--concurrency 1,10,50] [--scenarios fast,planner,rewrite,complex,hitl,floor]
+ *                                  [--llm-ms N --embed-ms N --search-ms N --jitter F] [worker flags]
  */
 
 const HELP = `usage: npx tsx bench/orchestration.ts [options]
-  --runs N                  measured runs per scenario and concurrency (default 200)
-  --complex-runs N          the same for the complex scenario, 3 workflows per run (default 60)
+  --runs N[,N…]             measured runs per scenario and concurrency (default 200); a list gives one per
+                            --concurrency level, in order
+  --complex-runs N[,N…]     the same for the complex scenario, 4 workflows per run (default 60)
   --warmup N                warm-up runs before each measurement, at least 2 × concurrency (default 30)
                             (then filler runs keep all lanes busy until the last measured run returns)
   --concurrency 1,10,50     closed-loop concurrency levels (default 1,10,50)
-  --scenarios simple,complex,floor
+  --scenarios fast,planner,rewrite,complex,hitl,floor
+                            the peer's names (support/scenarios.ts; simple = fast); hitl only at concurrency 1, as
+                            the peer: its p50 is ask → awaiting input, its resume p50 answer → outcome
                             floor: the simple run's shape on Temporal with no ragtime code (support/floor-workflow.ts)
                             floor-local: the same with local activities (one workflow task; not how ragtime runs)
   --in-process-runs N       measured in-process runs per cell (default 2000; they take microseconds)
   --profile N               then run N more simple (and floor) runs one at a time; break their time down by history event
   --json FILE               also write the results as JSON
+  --speculation LEVEL       off (default), retrieve, grade or answer: what the runs speculate (issue 17 §2)
+${LATENCY_FLAGS_HELP}
   --max-seconds N           abort after N seconds (default 600)
 ${WORKER_FLAGS_HELP}
 env: TEMPORAL_ADDRESS (default 127.0.0.1:7233)`;
@@ -49,6 +60,8 @@ type Cell = {
   temporal: Summary;
   /** Null for the floor, which has no in-process counterpart. */
   inProcess: Summary | null;
+  /** hitl: answer → outcome of the measured runs (`temporal` is ask → awaiting input, runs/s whole runs). */
+  resume?: Summary;
   /** CPU ms per measured run, by process, during the Temporal measurement. */
   cpuPerRun: { client: number; worker: number | null; server: number | null };
   load: string;
@@ -61,12 +74,14 @@ async function main(): Promise<void> {
       'complex-runs': { type: 'string' },
       warmup: { type: 'string' },
       concurrency: { type: 'string', default: '1,10,50' },
-      scenarios: { type: 'string', default: 'simple,complex,floor' },
+      scenarios: { type: 'string', default: 'fast,planner,rewrite,complex,hitl,floor' },
       'in-process-runs': { type: 'string' },
       json: { type: 'string' },
       profile: { type: 'string' },
       'max-seconds': { type: 'string' },
+      speculation: { type: 'string', default: 'off' },
       help: { type: 'boolean', default: false },
+      ...LATENCY_FLAGS,
       ...WORKER_FLAGS,
     },
     strict: true,
@@ -75,20 +90,26 @@ async function main(): Promise<void> {
     console.log(HELP);
     return;
   }
-  const runs = positiveInt('runs', values.runs, 200);
-  const complexRuns = positiveInt('complex-runs', values['complex-runs'], 60);
+  const runs = runsPerLevel('runs', values.runs, 200);
+  const complexRuns = runsPerLevel('complex-runs', values['complex-runs'], 60);
   const warmup = positiveInt('warmup', values.warmup, 30);
   const inProcessRuns = positiveInt('in-process-runs', values['in-process-runs'], 2000);
   const concurrencies = values.concurrency.split(',').map((text) => positiveInt('concurrency', text.trim()));
-  const scenarios = values.scenarios.split(',').map((name) => name.trim()) as BenchScenario[];
+  const runsAt = (list: number[], level: number): number => {
+    if (list.length !== 1 && list.length !== concurrencies.length) throw new Error(`--runs and --complex-runs take one number or one per --concurrency level (${concurrencies.length})`);
+    return list[list.length === 1 ? 0 : level] as number;
+  };
+  const scenarios = values.scenarios.split(',').map((name) => SCENARIO_ALIASES[name.trim()] ?? name.trim()) as BenchScenario[];
   for (const name of scenarios) {
-    if (!isFloor(name) && !(name in SCENARIOS)) throw new Error(`unknown scenario ${JSON.stringify(name)} (simple, complex, floor, floor-local)`);
+    if (!isFloor(name) && !(name in SCENARIOS)) throw new Error(`unknown scenario ${JSON.stringify(name)} (${Object.keys(SCENARIOS).join(', ')}, floor, floor-local)`);
   }
+  const latency = latencyFromFlags(values);
+  const speculation = SpeculationLevel.parse(values.speculation);
   const { mode, tuning } = workerFlags(values);
   const maxSeconds = positiveInt('max-seconds', values['max-seconds'], 600);
 
   const address = temporalAddress();
-  const connection = await Connection.connect({ address });
+  const connection = await Connection.connect({ ...temporalSecurity(), address });
   const client = new Client({ connection });
   const tracker = new RunTracker(client, 'bench/orchestration: the benchmark stopped before this run finished');
   deadline(maxSeconds, async () => {
@@ -99,11 +120,13 @@ async function main(): Promise<void> {
   console.log(`command: npx tsx bench/orchestration.ts ${process.argv.slice(2).join(' ')}`.trimEnd());
   console.log(describeMachine(machine));
   console.log(`load average at start: ${loadAverage()}`);
+  console.log(`latency model: ${JSON.stringify(latency)}; speculation: ${speculation}`);
 
-  // (b) in-process first: it needs no worker and takes well under a second per cell.
+  // (b) in-process first: it needs no worker and takes well under a second per cell. Only at zero latency (the pure
+  // driver does not sleep) and not for hitl (it has no person to wait for).
   const inProcess = new Map<string, Summary>();
   for (const scenario of scenarios) {
-    if (isFloor(scenario)) continue;
+    if (isFloor(scenario) || scenario === 'hitl' || !isZeroLatency(latency)) continue;
     for (const concurrency of concurrencies) {
       const models = inProcessModels();
       const once = async () => runInProcess(models, SCENARIOS[scenario].question);
@@ -118,23 +141,31 @@ async function main(): Promise<void> {
   for (const scenario of scenarios) {
     const taskQueue = `bench-${randomUUID()}`;
     const bundle = isFloor(scenario) ? 'floor' : 'ragtime';
-    const worker: BenchWorkerHandle = await startBenchWorker(mode, { address, taskQueue, tuning, bundle }, { cpuProfileDir: values['worker-cpu-prof'] });
+    const worker: BenchWorkerHandle = await startBenchWorker(mode, { address, taskQueue, tuning, bundle, latency }, { cpuProfileDir: values['worker-cpu-prof'] });
     settings = worker.tuning;
     console.log(`${scenario}: worker ${mode === 'process' ? `in its own process (pid ${worker.pid})` : 'in the benchmark process'}, task queue ${taskQueue}`);
     console.log(`worker settings: ${JSON.stringify(worker.tuning)}`);
-    const rag = RagClient.fromClient(client, taskQueue);
-    const ask = isFloor(scenario) ? () => floorRun(client, taskQueue, tracker, scenario) : () => ragRun(rag, scenario, tracker);
+    const rag = RagClient.fromClient(client, taskQueue, { speculation });
+    const hitlParts = new Map<number, HitlParts>();
+    const ask = (index = -1) =>
+      isFloor(scenario) ? floorRun(client, taskQueue, tracker, scenario) : ragRun(rag, scenario, tracker, (parts) => hitlParts.set(index, parts));
     try {
-      for (const concurrency of concurrencies) {
+      for (const [level, concurrency] of concurrencies.entries()) {
+        // As the peer: one person answering at a time.
+        if (scenario === 'hitl' && concurrency > 1) continue;
+        hitlParts.clear();
         // CPU is read around the whole loop (warm-up and filler runs too) and divided by every run it did.
         let total = 0;
-        const counted = async () => {
+        const counted = async (index: number) => {
           total += 1;
-          await ask();
+          await ask(index);
         };
         const before = { client: ownCpuMs(), worker: (await worker.usage()).cpuMs, server: processCpuMs(machine.serverPid) };
-        const measured = scenario === 'complex' ? complexRuns : runs;
-        const temporal = await sustainedLoop(concurrency, Math.max(warmup, 2 * concurrency), measured, counted);
+        const measured = runsAt(scenario === 'complex' ? complexRuns : runs, level);
+        const warm = Math.max(warmup, 2 * concurrency);
+        const loop = await sustainedLoop(concurrency, warm, measured, counted);
+        const split = scenario === 'hitl' ? splitHitl(loop, hitlParts, warm, measured) : null;
+        const temporal = split?.ask ?? loop;
         const after = { client: ownCpuMs(), worker: (await worker.usage()).cpuMs, server: processCpuMs(machine.serverPid) };
         const perRun = (a: number | null, b: number | null) => (a === null || b === null ? null : (b - a) / total);
         const cell: Cell = {
@@ -142,6 +173,7 @@ async function main(): Promise<void> {
           concurrency,
           temporal,
           inProcess: inProcess.get(`${scenario}/${concurrency}`) ?? null,
+          ...(split ? { resume: split.resume } : {}),
           // In inproc mode the worker's CPU is part of this process's: report it once, as the client's.
           cpuPerRun: {
             client: (after.client - before.client) / total,
@@ -153,11 +185,12 @@ async function main(): Promise<void> {
         cells.push(cell);
         console.log(
           `${scenario} c=${concurrency}: temporal p50 ${ms(cell.temporal.p50)} ms p95 ${ms(cell.temporal.p95)} ms ` +
-            `${rate(cell.temporal.runsPerSecond)} runs/s; in-process p50 ${cell.inProcess ? ms(cell.inProcess.p50) : '—'} ms; load ${cell.load}` +
+            `${rate(cell.temporal.runsPerSecond)} runs/s; ${cell.resume ? `resume p50 ${ms(cell.resume.p50)} ms; ` : ''}` +
+            `in-process p50 ${cell.inProcess ? ms(cell.inProcess.p50) : '—'} ms; load ${cell.load}` +
             (temporal.failed ? `; ${temporal.failed} FAILED (first: ${temporal.firstError})` : ''),
         );
       }
-      if (profileRuns > 0 && scenario !== 'complex') await profile(client, scenario, profileRuns, ask);
+      if (profileRuns > 0 && scenario !== 'hitl') await profile(client, scenario, profileRuns, ask);
     } finally {
       const inFlight = await tracker.terminateAll();
       const unfinished = await tracker.drain(taskQueue);
@@ -169,7 +202,8 @@ async function main(): Promise<void> {
 
   report(cells, { runs, complexRuns, warmup, inProcessRuns, mode });
   if (values.json) {
-    writeFileSync(values.json, `${JSON.stringify({ date: new Date().toISOString(), argv: process.argv.slice(2), machine, mode, tuning: settings, cells }, null, 2)}\n`);
+    const document = { date: new Date().toISOString(), argv: process.argv.slice(2), machine, mode, tuning: settings, latency, speculation, cells };
+    writeFileSync(values.json, `${JSON.stringify(document, null, 2)}\n`);
   }
 }
 
@@ -186,15 +220,45 @@ async function trackedRun(tracker: RunTracker, workflowId: string, run: () => Pr
   return workflowId;
 }
 
-/** One ragtime run through RagClient.ask (update-with-start); it must complete with route answer. */
-function ragRun(rag: RagClient, scenario: ScenarioName, tracker: RunTracker): Promise<string> {
+/**
+ * One ragtime run through RagClient.ask (update-with-start); it must complete with route answer. hitl: the ask must
+ * park the run (awaiting input), then the person's answer (an update) must complete it; `onResume` gets the answer's
+ * latency (ms), the part of the run after the person.
+ */
+function ragRun(rag: RagClient, scenario: ScenarioName, tracker: RunTracker, onParts: (parts: HitlParts) => void): Promise<string> {
   const workflowId = newRagWorkflowId('bench');
-  return trackedRun(tracker, workflowId, async () => {
-    const outcome = await rag.ask(SCENARIOS[scenario].question, { sessionId: 'bench', workflowId });
+  const { question, answer } = SCENARIOS[scenario];
+  const expectDone = (outcome: RagOutcome) => {
     if (outcome.status !== 'completed' || outcome.route !== 'answer') {
       throw new Error(`${scenario} run ${workflowId} ended ${outcome.status}/${outcome.route}: ${JSON.stringify(outcome.error)}`);
     }
+  };
+  return trackedRun(tracker, workflowId, async () => {
+    const started = performance.now();
+    const first = await rag.ask(question, { sessionId: 'bench', workflowId });
+    if (answer === undefined) return expectDone(first);
+    if (first.status !== 'awaiting_input') throw new Error(`${scenario} run ${workflowId} did not wait for a person: ${first.status}/${first.route}`);
+    const asked = performance.now();
+    expectDone(await rag.answer(workflowId, answer));
+    onParts({ askMs: asked - started, resumeMs: performance.now() - asked });
   });
+}
+
+type HitlParts = { askMs: number; resumeMs: number };
+
+/**
+ * hitl, reported as the peer reports it: latency is ask → awaiting input, `resume` answer → outcome, both over the
+ * measured runs; runs/s counts whole runs (ask and answer).
+ */
+function splitHitl(loop: Summary, parts: Map<number, HitlParts>, warmup: number, measured: number): { ask: Summary; resume: Summary } {
+  const kept = [...parts].filter(([index]) => index >= warmup && index < warmup + measured).map(([, value]) => value);
+  const part = (pick: (value: HitlParts) => number): Summary => ({
+    ...summarize(kept.map(pick), loop.wallMs),
+    failed: loop.failed,
+    runsPerSecond: loop.runsPerSecond,
+    ...(loop.firstError ? { firstError: loop.firstError } : {}),
+  });
+  return { ask: part((value) => value.askMs), resume: part((value) => value.resumeMs) };
 }
 
 /** One floor run, started the way `ask` starts a run: update-with-start, waiting for the update's result. */
@@ -224,7 +288,11 @@ async function profile(client: Client, name: string, runs: number, once: () => P
   console.log(gapTable(gaps));
 }
 
-function report(cells: Cell[], settings: { runs: number; complexRuns: number; warmup: number; inProcessRuns: number; mode: string }): void {
+/** `--runs 20` or `--runs 10,20,40` (one per concurrency level). */
+const runsPerLevel = (name: string, text: string | undefined, fallback: number): number[] =>
+  text === undefined ? [fallback] : text.split(',').map((part) => positiveInt(name, part.trim()));
+
+function report(cells: Cell[], settings: { runs: number[]; complexRuns: number[]; warmup: number; inProcessRuns: number; mode: string }): void {
   const cpu = (value: number | null) => (value === null ? '—' : ms(value));
   console.log(
     `\n## Results (${settings.runs} measured runs per Temporal cell, complex ${settings.complexRuns}; ${settings.inProcessRuns} in-process; ` +
@@ -246,7 +314,7 @@ function report(cells: Cell[], settings: { runs: number; complexRuns: number; wa
       ]),
     ),
   );
-  const simple = cells.filter((cell) => cell.scenario === 'simple');
+  const simple = cells.filter((cell) => cell.scenario === 'fast');
   const single = simple.find((cell) => cell.concurrency === 1);
   const best = simple.reduce<Cell | null>((top, cell) => (!top || cell.temporal.runsPerSecond > top.temporal.runsPerSecond ? cell : top), null);
   console.log('\n## Targets');

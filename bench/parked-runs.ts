@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { Client, Connection } from '@temporalio/client';
 import { RagClient, newRagWorkflowId } from '../client/rag-client';
-import { WORKER_FLAGS, WORKER_FLAGS_HELP, parseArgs, positiveInt, temporalAddress, workerFlags } from './support/args';
+import { WORKER_FLAGS, WORKER_FLAGS_HELP, parseArgs, positiveInt, temporalAddress, temporalSecurity, workerFlags } from './support/args';
 import { describeMachine, loadAverage, machineInfo } from './support/machine';
 import { RunTracker, deadline } from './support/run-tracker';
 import { PARK_ANSWER, PARK_QUESTION, SIMPLE_QUESTION } from './support/scenarios';
@@ -63,7 +63,7 @@ async function main(): Promise<void> {
   const maxSeconds = positiveInt('max-seconds', values['max-seconds'], 600);
 
   const address = temporalAddress();
-  const connection = await Connection.connect({ address });
+  const connection = await Connection.connect({ ...temporalSecurity(), address });
   const client = new Client({ connection });
   // Every run started here and not seen finish: the parked ones, and any whose ask or answer failed.
   const tracker = new RunTracker(client, 'bench/parked-runs: done');

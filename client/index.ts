@@ -74,7 +74,23 @@ export type { CodecKeyring } from '../core/codec-keys';
 export type { RagStep } from '../core/progress/rag-step';
 export type { RagTrace } from '../core/schemas/rag-trace';
 export type { HitlSettings, RagOutcome } from '../core/schemas/run-io';
+/** Speculative execution (issue 17 §2): `RagClientOptions.speculation`, `AskOptions.speculation`, `RagOutcome.speculation`. */
+export type { SpeculationLevel, SpeculationRecord, SpeculationReport } from '../core/schemas/speculation';
 /** What `RagClient.getRunRecord` returns: a run's retrievals (docs, meta, diagnostics), activities and duration. */
 export type { RetrievalRecord, RunRecord } from './run-record';
 /** What `RagClient.listRuns` takes and returns: runs from visibility, by their search attributes. */
 export type { ListRunsFilter, RunRow } from './list-runs';
+/**
+ * What `RagClient.getRunDetail` returns (a run's outcome, trace, route path, retrievals with diagnostics, stage
+ * times, grades and rounds), and what `compareRuns` makes of two of them: route and grade changes, evidence that
+ * entered or left, rank movements per leg and timing differences.
+ *
+ * @example
+ * const [before, after] = await Promise.all([rag.getRunDetail(a), rag.getRunDetail(b)]);
+ * const diff: RunComparison = compareRuns(before, after);
+ * if (diff.evidence.entered.length > 0) console.log('new evidence', diff.evidence.entered.map((ref) => ref.key));
+ */
+export { compareRuns } from '../core/compare/compare-runs';
+export { routePathOf } from '../core/trace/route-path';
+export type { RoutePath, RouteNode, RunDetail, RunGrade, RunRetrieval, Stage } from '../core/schemas/run-detail';
+export type { RunComparison } from '../core/schemas/run-comparison';

@@ -12,7 +12,9 @@ import { RagError, describeZodError } from '../core/errors';
 import type { RagStep } from '../core/progress/rag-step';
 import { SUB_QUESTION_QUEUED_ICON } from '../core/progress/step-messages';
 import type { RagTrace } from '../core/schemas/rag-trace';
+import type { RunDetail } from '../core/schemas/run-detail';
 import { HitlAnswer, RagWorkflowInput, type HitlSettings, type RagOutcome } from '../core/schemas/run-io';
+import type { SpeculationLevel } from '../core/schemas/speculation';
 import {
   TASK_QUEUE,
   awaitOutcomeUpdate,
@@ -27,6 +29,7 @@ import { RAG_KB, RAG_SESSION_ID, RAG_STATUS } from '../workflows/search-attribut
 import { ragtimeDataConverter } from './codec/data-converter';
 import { explainWorkflowTaskFailure, toRagError } from './errors';
 import { listRuns, type ListRunsFilter, type RunRow } from './list-runs';
+import { runDetailOf, temporalUiUrlOf } from './run-detail';
 import { readRunRecord, type RunRecord } from './run-record';
 import { reattaching } from './reattach';
 import { answerForOptions, mayNameAnOption } from '../core/run/option-answer';
@@ -45,6 +48,11 @@ export type RagClientOptions = {
   codec?: CodecKeyring | null;
   /** Client interceptors, e.g. OpenTelemetry's (`telemetryClientInterceptors()`, docs/OBSERVABILITY.md). */
   interceptors?: ClientInterceptors;
+  /**
+   * What the runs this client starts speculate (issue 17 §2; `loadConfig(env).speculation`, SPECULATION), unless an
+   * `ask` says otherwise. Absent: off.
+   */
+  speculation?: SpeculationLevel;
 };
 
 export type AskOptions = {
@@ -56,6 +64,8 @@ export type AskOptions = {
   resumeFrom?: { snapshot: unknown; answer: string };
   /** The knowledge base to read (DESIGN §4b); default: the worker's (RAGTIME_KB). Shown in the memo and as RagKb. */
   kb?: string;
+  /** Speculative execution for this run (off, retrieve, grade, answer); default: the client's. */
+  speculation?: SpeculationLevel;
 };
 
 const SUMMARY_LENGTH = 120;
@@ -81,6 +91,7 @@ export class RagClient {
     readonly temporal: Client,
     private readonly taskQueue: string,
     private readonly ownedConnection: Connection | null,
+    private readonly speculation?: SpeculationLevel,
   ) {}
 
   static async connect(options: RagClientOptions): Promise<RagClient> {
@@ -93,15 +104,15 @@ export class RagClient {
       dataConverter: ragtimeDataConverter(options.codec ?? null),
       interceptors: options.interceptors,
     });
-    return new RagClient(temporal, options.taskQueue ?? TASK_QUEUE, connection);
+    return new RagClient(temporal, options.taskQueue ?? TASK_QUEUE, connection, options.speculation);
   }
 
   /**
    * Wraps an existing Temporal client (tests, apps that already hold one). Give that client the ragtime data
    * converter (`ragtimeDataConverter(config.codec)`) when the workers encrypt payloads.
    */
-  static fromClient(temporal: Client, taskQueue: string = TASK_QUEUE): RagClient {
-    return new RagClient(temporal, taskQueue, null);
+  static fromClient(temporal: Client, taskQueue: string = TASK_QUEUE, defaults: { speculation?: SpeculationLevel } = {}): RagClient {
+    return new RagClient(temporal, taskQueue, null, defaults.speculation);
   }
 
   /**
@@ -156,7 +167,16 @@ export class RagClient {
   }
 
   private prepareStart(question: string | undefined, options: AskOptions) {
-    const parsed = RagWorkflowInput.safeParse({ question, sessionId: options.sessionId, hitl: options.hitl, resumeFrom: options.resumeFrom, kb: options.kb });
+    const speculation = options.speculation ?? this.speculation;
+    const parsed = RagWorkflowInput.safeParse({
+      question,
+      sessionId: options.sessionId,
+      hitl: options.hitl,
+      resumeFrom: options.resumeFrom,
+      kb: options.kb,
+      // Left out when off, so that a run that does not speculate starts with the input it always had.
+      ...(speculation && speculation !== 'off' ? { speculation } : {}),
+    });
     if (!parsed.success) throw new RagError('INVALID_INPUT', describeZodError('invalid question', parsed.error));
     const input = parsed.data;
     const workflowId = options.workflowId ?? newRagWorkflowId(input.sessionId);
@@ -196,6 +216,26 @@ export class RagClient {
       return await reattaching(() => this.temporal.workflow.getHandle(workflowId).executeUpdate(submitHitlAnswerUpdate, { args: [answer], updateId }), { workflowId });
     } catch (error) {
       throw (await explainWorkflowTaskFailure(this.temporal, workflowId, error)) ?? toRagError(error, workflowId);
+    }
+  }
+
+  /**
+   * Asks a run to stop (Temporal cancellation): the run records a `cancelled` audit event and ends CANCELLED. Safe to
+   * repeat; a run that has already closed is left as it is (resolves false).
+   *
+   * @example
+   * const { workflowId } = await rag.start(question, { sessionId });
+   * await rag.cancel(workflowId); // the person walked away
+   */
+  async cancel(workflowId: string): Promise<boolean> {
+    const handle = this.temporal.workflow.getHandle(workflowId);
+    try {
+      // The server accepts a cancel request for a closed run too, and does nothing: say so instead.
+      if ((await handle.describe()).status.name !== 'RUNNING') return false;
+      await handle.cancel();
+      return true;
+    } catch (error) {
+      throw toRagError(error, workflowId);
     }
   }
 
@@ -257,6 +297,23 @@ export class RagClient {
     } catch (error) {
       throw toRagError(error, workflowId);
     }
+  }
+
+  /**
+   * Everything known about one run, for a console or a comparison (`compareRuns`): its outcome and normalized
+   * trace, the route it took as nodes and edges, each retrieval with its diagnostics (legs, fusion, merge, rerank,
+   * attempts), every activity's times for a waterfall, the grades and the clarification rounds. Read from the
+   * run's history (sub-question children included) with this client's data converter, so encrypted runs read too.
+   * Give `temporalUiBaseUrl` (e.g. "http://127.0.0.1:8233") to have the run's Temporal UI link filled in.
+   *
+   * @example
+   * const detail = await rag.getRunDetail(outcome.workflowId, { temporalUiBaseUrl: 'http://127.0.0.1:8233' });
+   * console.log(detail.path.nodes.map((node) => node.label).join(' → '));
+   */
+  async getRunDetail(workflowId: string, options: { temporalUiBaseUrl?: string } = {}): Promise<RunDetail> {
+    const [outcome, record] = await Promise.all([this.getOutcome(workflowId), this.getRunRecord(workflowId)]);
+    const uiUrl = options.temporalUiBaseUrl ? temporalUiUrlOf(options.temporalUiBaseUrl, this.temporal.options.namespace, workflowId) : null;
+    return runDetailOf(outcome, record, uiUrl);
   }
 
   /**

@@ -4,7 +4,9 @@ import type { RagRun } from '../core/run/rag-run';
 import * as steps from '../core/progress/step-messages';
 import { MODEL_CALL } from './activity-options';
 import { runErrorOf } from './failures';
+import { callAnswerWriter } from './graph-nodes';
 import { noteModels } from './publish-state';
+import { speculatorOf } from './speculation';
 
 /** Patch id of the answer node (added after the audit-local histories were recorded). */
 export const ANSWER_PATCH = 'ragtime-20261201-answer';
@@ -16,13 +18,15 @@ const models = proxyActivities<RagActivities>(MODEL_CALL);
  * path, after the rewrite, after a HITL resume, after synthesis) from the final evidence and the question it was
  * retrieved for. A draft that fails verification gets one repair (`repair_answer`); the run then keeps what it has,
  * flagged by its verification. A writer that fails for good leaves `answer` null with the error: the route, the
- * evidence and the trace stand.
+ * evidence and the trace stand. A draft written speculatively beside the grader (speculation level `answer`) stands in
+ * for the first call when it was written from this question and this evidence.
  */
 export async function generateAnswer(run: RagRun): Promise<void> {
   run.step(steps.answerStarted(run.docs.length), Date.now());
   const input = { question: run.question, docs: run.docs };
   try {
-    const first = await models.generateAnswer.executeWithOptions({ ...MODEL_CALL, summary: 'generate_answer' }, [input]);
+    const draft = speculatorOf(run)?.takeDraft<Awaited<ReturnType<typeof callAnswerWriter>>>(input.question, input.docs);
+    const first = draft ? await draft.use() : await callAnswerWriter(input.question, input.docs);
     noteModels(run, first.producedBy);
     run.answer = first.data;
     // The Temporal UI's memo names who wrote the answer (the models memo names the provider's models).

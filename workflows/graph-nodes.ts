@@ -13,6 +13,11 @@ import {
 } from '../core/trace/writers';
 import { MODEL_CALL, RETRIEVAL } from './activity-options';
 import { noteModels } from './publish-state';
+import { speculatorOf, type Speculative } from './speculation';
+
+export type RetrieveResult = Awaited<ReturnType<RagActivities['retrieve']>>;
+/** A grade of the evidence, or null when there was none to grade (the no-docs constants apply, spec §4.5.1). */
+export type GradeResult = Awaited<ReturnType<RagActivities['gradeEvidence']>> | null;
 
 /*
  * The nodes of the graph (spec §4), each a small function over the run's state. Activity calls carry the node's
@@ -46,14 +51,32 @@ export async function classifyComplexity(run: RagRun): Promise<void> {
   run.step(steps.plannedComplexity(plan.data.complexity, plan.data.complexityReason), Date.now());
 }
 
-/** `retrieve_initial` (spec §4.4): a new trace; complexity fields are null in sub-questions. */
-export async function retrieveInitial(run: RagRun, group: StepGroup = null): Promise<void> {
-  run.step(steps.initialRetrievalStarted(), Date.now(), group);
-  run.audit.beginInvocation(group ? 'sub_question' : 'initial', run.question, Date.now());
-  const result = await retrieval.retrieve.executeWithOptions(
-    { ...RETRIEVAL, summary: group ? `retrieve (${group.group})` : 'retrieve_initial' },
+/** The activity call of `retrieve_initial` for the run's question (speculation starts it before the planner answers). */
+export const callInitialRetrieval = (run: RagRun, group: StepGroup = null, speculative = false): Promise<RetrieveResult> =>
+  retrieval.retrieve.executeWithOptions(
+    { ...RETRIEVAL, summary: `${speculative ? 'speculative ' : ''}${group ? `retrieve (${group.group})` : 'retrieve_initial'}` },
     [{ query: run.question, purpose: group ? 'sub_question' : 'initial', ...kbOf(run) }],
   );
+
+/** The grader's activity call on `docs` for the run's question (speculation starts it before the planner answers). */
+export const callGrader = (run: RagRun, docs: RagRun['docs'], isSubAgent: boolean, group: StepGroup = null, speculative = false) =>
+  models.gradeEvidence.executeWithOptions(
+    { ...MODEL_CALL, summary: `${speculative ? 'speculative ' : ''}${group ? `grade_documents (${group.group})` : 'grade_documents'}` },
+    [{ docs, rewriteCount: run.rewriteCount, isSubAgent, question: run.question }],
+  );
+
+/** The answer writer's first call (`generate_answer`); a speculative one runs beside the grader. */
+export const callAnswerWriter = (question: string, docs: RagRun['docs'], speculative = false) =>
+  models.generateAnswer.executeWithOptions({ ...MODEL_CALL, summary: `${speculative ? 'speculative ' : ''}generate_answer` }, [{ question, docs }]);
+
+/**
+ * `retrieve_initial` (spec §4.4): a new trace; complexity fields are null in sub-questions. `ahead`: the same call,
+ * started speculatively beside the planner; its result is applied here, in the graph's order, as if called now.
+ */
+export async function retrieveInitial(run: RagRun, group: StepGroup = null, ahead?: Speculative<RetrieveResult>): Promise<void> {
+  run.step(steps.initialRetrievalStarted(), Date.now(), group);
+  run.audit.beginInvocation(group ? 'sub_question' : 'initial', run.question, Date.now());
+  const result = ahead ? await ahead.use() : await callInitialRetrieval(run, group);
   run.retrieved(result.data, group ? 'sub_question' : 'initial');
   run.docs = result.data.docs;
   run.applyTrace(
@@ -68,18 +91,22 @@ export async function retrieveInitial(run: RagRun, group: StepGroup = null): Pro
   run.step(steps.initialRetrievalDone(result.data.meta, run.docs.length), Date.now(), group);
 }
 
-/** `grade_documents` (spec §4.5): the grader is not called when there is no evidence (spec §4.5.1). */
-export async function gradeDocuments(run: RagRun, isSubAgent: boolean, group: StepGroup = null): Promise<void> {
+/**
+ * `grade_documents` (spec §4.5): the grader is not called when there is no evidence (spec §4.5.1). `ahead`: the same
+ * grade, started speculatively beside the planner. At speculation level `answer` the answer draft runs beside the
+ * grader and is kept only if the grade routes to `answer`.
+ */
+export async function gradeDocuments(run: RagRun, isSubAgent: boolean, group: StepGroup = null, ahead?: Speculative<GradeResult>): Promise<void> {
   run.step(steps.gradingStarted(), Date.now(), group);
-  const input = { docs: run.docs, rewriteCount: run.rewriteCount, isSubAgent };
-  const { data, traceFragment, producedBy } =
-    run.docs.length === 0
-      ? withGrade(gradeStep({ ...input, grade: gradeForNoDocs() }), gradeForNoDocs())
-      : await models.gradeEvidence.executeWithOptions(
-          { ...MODEL_CALL, summary: group ? `grade_documents (${group.group})` : 'grade_documents' },
-          [{ ...input, question: run.question }],
-        );
+  const speculator = isSubAgent ? null : speculatorOf(run);
+  const question = run.question;
+  const docs = run.docs;
+  speculator?.draftFor(question, docs, () => callAnswerWriter(question, docs, true));
+  const graded = ahead ? await ahead.use() : docs.length === 0 ? null : await callGrader(run, docs, isSubAgent, group);
+  const input = { docs, rewriteCount: run.rewriteCount, isSubAgent };
+  const { data, traceFragment, producedBy } = graded ?? withGrade(gradeStep({ ...input, grade: gradeForNoDocs() }), gradeForNoDocs());
   noteModels(run, producedBy);
+  speculator?.settleDraft(data.route);
   run.route = data.route;
   run.retrievalStatus = data.retrievalStatus;
   run.docs = evidenceAfterRoute(data.route, run.docs);

@@ -1,3 +1,5 @@
+import { loadConfig } from '../../runtime/load-config';
+import { securedConnection } from '../../runtime/temporal-connection';
 import { parseArgs } from 'node:util';
 import type { WorkerTuning } from './bench-worker';
 import type { WorkerMode } from './worker-host';
@@ -70,3 +72,6 @@ export { parseArgs };
 
 /** The dev server the benchmarks use: TEMPORAL_ADDRESS, as everywhere in ragtime. */
 export const temporalAddress = (): string => process.env.TEMPORAL_ADDRESS?.trim() || '127.0.0.1:7233';
+
+/** TLS and API key for a secured cluster (TEMPORAL_TLS_*, TEMPORAL_API_KEY), as the worker and CLI read them. */
+export const temporalSecurity = () => securedConnection(loadConfig(process.env).temporal);

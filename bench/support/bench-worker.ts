@@ -1,10 +1,13 @@
 import { DefaultLogger, NativeConnection, Runtime, Worker, type WorkerOptions } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import type { FloorActivities } from './floor-workflow';
-import { zeroLatencyAdapters } from './scenarios';
+import { ZERO_LATENCY, type LatencyModel } from './latency';
+import { benchAdapters } from './scenarios';
+import { temporalSecurity } from './args';
 
 /*
- * The worker a benchmark measures: every ragtime workflow, the real activity code, zero-latency adapters — or, for the
+ * The worker a benchmark measures: every ragtime workflow, the real activity code, fake adapters that answer at once
+ * or after the latency model's sleeps (support/latency.ts) — or, for the
  * floor, only floor-workflow.ts. Only the tuning knobs below differ from the production worker
  * (workers/run-worker.ts), and only when a flag sets them.
  */
@@ -26,7 +29,14 @@ export type WorkerTuning = {
 };
 
 /** `ragtime`: every ragtime workflow and activity. `floor`: only the floor workflow and its no-op activity. */
-export type BenchWorkerConfig = { address: string; taskQueue: string; tuning: WorkerTuning; bundle?: 'ragtime' | 'floor' };
+export type BenchWorkerConfig = {
+  address: string;
+  taskQueue: string;
+  tuning: WorkerTuning;
+  bundle?: 'ragtime' | 'floor';
+  /** How long the fake providers take (support/latency.ts); absent: zero latency. */
+  latency?: LatencyModel;
+};
 
 export function workerOptions(tuning: WorkerTuning): Partial<WorkerOptions> {
   return {
@@ -63,7 +73,7 @@ export async function createBenchWorker(config: BenchWorkerConfig): Promise<{ wo
     Runtime.install({ logger: new DefaultLogger('WARN') });
     runtimeInstalled = true;
   }
-  const connection = await NativeConnection.connect({ address: config.address });
+  const connection = await NativeConnection.connect({ ...temporalSecurity(), address: config.address });
   const worker = await Worker.create({
     ...workerOptions(config.tuning),
     connection,
@@ -72,7 +82,7 @@ export async function createBenchWorker(config: BenchWorkerConfig): Promise<{ wo
     // so sharing ragtime's bundle would charge the floor for ragtime's module scope.
     ...(config.bundle === 'floor'
       ? { workflowsPath: require.resolve('./floor-workflow'), activities: { benchNoop: async () => 1 } satisfies FloorActivities }
-      : { workflowsPath: require.resolve('../../workflows'), activities: createActivities(zeroLatencyAdapters()) }),
+      : { workflowsPath: require.resolve('../../workflows'), activities: createActivities(benchAdapters(config.latency ?? ZERO_LATENCY)) }),
   });
   return { worker, connection };
 }

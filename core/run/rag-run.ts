@@ -7,6 +7,7 @@ import type { RetrievalStatus, Route } from '../schemas/graph-values';
 import type { HitlResumeState } from '../schemas/hitl-resume-state';
 import type { Chunk } from '../schemas/retrieved-chunk';
 import type { HitlRequest, HitlRound, RagOutcome, RunError, RunStatus } from '../schemas/run-io';
+import type { SpeculationReport } from '../schemas/speculation';
 import { mergeTraceFragments, type TraceFragment } from '../trace/fragment';
 import { normalizeRagTrace } from '../trace/normalize';
 import type { RetrievalResult } from '../trace/writers';
@@ -45,6 +46,8 @@ export class RagRun {
   answersEnabled = true;
   /** The provider and models that answered this run's model calls (ChatModels.describe), once known. */
   models: string | null = null;
+  /** What the run speculated (issue 17 §2); null when it does not speculate. Not part of the trace. */
+  speculation: SpeculationReport | null = null;
   /** Bumped each time the run settles (asks, completes or fails), so a waiter can tell "the next" settle. */
   settleCount = 0;
   /** Audit rows and timeline events not yet recorded (DESIGN §5 layer B); filled by the graph nodes. */
@@ -246,6 +249,7 @@ export class RagRun {
       answer_null_reason: this.answerNullReason(),
       answer_error: this.answerError,
       degraded: this.retrievalHealth.degraded(),
+      ...(this.speculation ? { speculation: this.speculation } : {}),
     };
   }
 }

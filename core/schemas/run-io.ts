@@ -5,6 +5,7 @@ import { RetrievalStatus, Route } from './graph-values';
 import { HitlResumeState } from './hitl-resume-state';
 import { RagTrace } from './rag-trace';
 import { Chunk } from './retrieved-chunk';
+import { SpeculationLevel, SpeculationReport } from './speculation';
 
 /** A question is 1–2,000 characters after trimming. */
 export const QUESTION_MAX_LENGTH = 2000;
@@ -58,6 +59,8 @@ export const RagWorkflowInput = z.strictObject({
   resumeFrom: ResumeFrom.optional(),
   /** The knowledge base the run reads (DESIGN §4b); absent: the worker's default (RAGTIME_KB). */
   kb: KbName.optional(),
+  /** Speculative execution (core/schemas/speculation.ts); absent: off, as every run recorded before it. */
+  speculation: SpeculationLevel.optional(),
 }).refine((input) => input.question !== undefined || input.resumeFrom !== undefined, {
   message: 'question is required unless resumeFrom is given',
   path: ['question'],
@@ -130,5 +133,7 @@ export const RagOutcome = z.object({
   answer_error: RunError.nullable(),
   /** Set when a retrieval of the run could not read the knowledge base; null when every one could. */
   degraded: Degraded.nullable().default(null),
+  /** What the run speculated, used and wasted (issue 17 §2); absent on runs that do not speculate. */
+  speculation: SpeculationReport.optional(),
 });
 export type RagOutcome = z.infer<typeof RagOutcome>;

@@ -1,0 +1,152 @@
+import { CancellationScope, patched } from '@temporalio/workflow';
+import type { RagRun } from '../core/run/rag-run';
+import type { Chunk } from '../core/schemas/retrieved-chunk';
+import {
+  speculatesAt,
+  speculationReport,
+  type SpeculationLevel,
+  type SpeculationRecord,
+} from '../core/schemas/speculation';
+
+/**
+ * Patch id of speculative execution (issue 17 §2). Asked only by runs whose input names a level other than off, so a
+ * run that does not speculate issues the commands it always did and every earlier history replays unchanged.
+ */
+export const SPECULATION_PATCH = 'ragtime-20261201-speculation';
+
+type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
+type Kind = SpeculationRecord['kind'];
+
+/**
+ * One activity started ahead of the step that needs it, in a cancellation scope of its own so that it can be dropped.
+ * Its failure is held, not thrown, until someone uses it: a dropped speculation never fails the run.
+ */
+export class Speculative<T> {
+  private readonly scope = new CancellationScope();
+  private readonly startedAt = Date.now();
+  private settledOnce = false;
+  readonly settled: Promise<Settled<T>>;
+
+  constructor(
+    private readonly owner: Speculator,
+    readonly kind: Kind,
+    readonly question: string,
+    /** Model calls it has sent so far (a speculative grade sends its one once the evidence is in, and none for no evidence). */
+    public modelCalls: number,
+    start: () => Promise<T>,
+  ) {
+    this.settled = this.scope.run(start).then(
+      (value): Settled<T> => ({ ok: true, value }),
+      (error: unknown): Settled<T> => ({ ok: false, error }),
+    );
+  }
+
+  /** Its result, exactly what the step would have got by calling now (a failure is thrown as that call's would be). */
+  async use(): Promise<T> {
+    const result = await this.settled;
+    this.close('used', null);
+    if (!result.ok) throw result.error;
+    return result.value;
+  }
+
+  /** Whether it was used or dropped already (work chained on it must not start after that). */
+  get closed(): boolean {
+    return this.settledOnce;
+  }
+
+  /** Drops it: the activity is cancelled if still running, and the record says why. */
+  discard(reason: string): void {
+    if (this.settledOnce) return;
+    this.scope.cancel();
+    this.close('discarded', reason);
+  }
+
+  private close(outcome: SpeculationRecord['outcome'], reason: string | null): void {
+    if (this.settledOnce) return;
+    this.settledOnce = true;
+    this.owner.record({ kind: this.kind, question: this.question, outcome, reason, modelCalls: this.modelCalls, ms: Date.now() - this.startedAt });
+  }
+}
+
+/** An answer drafted beside the grader, for one question and one evidence list. */
+type Draft<T> = { speculative: Speculative<T>; question: string; evidence: string };
+const evidenceKey = (docs: readonly Chunk[]): string => JSON.stringify(docs);
+
+/** A run's speculation: its level, what it started, and the report in the outcome (`run.speculation`). */
+export class Speculator {
+  private readonly records: SpeculationRecord[] = [];
+  private draft: Draft<unknown> | null = null;
+
+  constructor(
+    readonly level: SpeculationLevel,
+    private readonly run: RagRun,
+  ) {
+    if (level !== 'off') run.speculation = speculationReport(level, []);
+  }
+
+  reaches(step: Exclude<SpeculationLevel, 'off'>): boolean {
+    return speculatesAt(this.level, step);
+  }
+
+  start<T>(kind: Kind, question: string, modelCalls: number, call: () => Promise<T>): Speculative<T> {
+    return new Speculative(this, kind, question, modelCalls, call);
+  }
+
+  record(entry: SpeculationRecord): void {
+    this.records.push(entry);
+    this.run.speculation = speculationReport(this.level, this.records);
+  }
+
+  /** At `answer`: the draft for this question and evidence, started now unless one is already running. */
+  draftFor<T>(question: string, docs: readonly Chunk[], write: () => Promise<T>): void {
+    if (!this.reaches('answer') || docs.length === 0) return;
+    const evidence = evidenceKey(docs);
+    if (this.draft && this.draft.question === question && this.draft.evidence === evidence) return;
+    this.draft?.speculative.discard('the evidence changed before it was graded');
+    this.draft = { speculative: this.start('answer', question, 1, write), question, evidence };
+  }
+
+  /** After a grade: a draft is kept only for route `answer` (the answer node may release it), else dropped. */
+  settleDraft(route: string): void {
+    if (route === 'answer' || !this.draft) return;
+    this.draft.speculative.discard(`the grade routed to ${route}`);
+    this.draft = null;
+  }
+
+  /** The answer node's draft: released only when written for the question and evidence the run settled on. */
+  takeDraft<T>(question: string, docs: readonly Chunk[]): Speculative<T> | null {
+    const draft = this.draft;
+    this.draft = null;
+    if (!draft) return null;
+    if (draft.question !== question || draft.evidence !== evidenceKey(docs)) {
+      draft.speculative.discard('written for another question or evidence');
+      return null;
+    }
+    return draft.speculative as Speculative<T>;
+  }
+
+  /** Drops whatever is still pending (the run ends, or fails, without needing it). */
+  discardPending(reason: string): void {
+    this.draft?.speculative.discard(reason);
+    this.draft = null;
+  }
+}
+
+const speculators = new WeakMap<RagRun, Speculator>();
+
+/**
+ * Attaches the run's speculation: `requested` (the workflow input's level; absent: off). A level other than off asks
+ * for SPECULATION_PATCH, so histories recorded before it replay as off.
+ */
+export function attachSpeculator(run: RagRun, requested: SpeculationLevel | undefined): Speculator {
+  const level = requested && requested !== 'off' && patched(SPECULATION_PATCH) ? requested : 'off';
+  const speculator = new Speculator(level, run);
+  speculators.set(run, speculator);
+  return speculator;
+}
+
+/** The run's speculator; runs without one (sub-questions) do not speculate. */
+export const speculatorOf = (run: RagRun): Speculator | null => {
+  const speculator = speculators.get(run);
+  return speculator && speculator.level !== 'off' ? speculator : null;
+};
