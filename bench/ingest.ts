@@ -101,7 +101,7 @@ type RunResult = {
 async function run(mode: string, embedder: Embedder, docs: Doc[], dir: string, concurrency: number, keep: boolean, prefill: number): Promise<RunResult> {
   const collection = `bench_ingest_${mode === 'random' ? 'random' : 'embedded'}`;
   const config = benchConfig({ MILVUS_COLLECTION: collection });
-  const connection = { address: config.milvus.address, token: config.milvus.token, timeoutSeconds: config.milvus.timeoutSeconds };
+  const connection = { address: config.milvus.address, token: config.milvus.token, tls: config.milvus.tls, timeoutSeconds: config.milvus.timeoutSeconds };
   const leafStore = createMilvusLeafStore({ ...connection, collection, dim: config.embeddings.dim });
   const runDir = path.join(dir, mode);
   mkdirSync(runDir, { recursive: true });

@@ -144,7 +144,7 @@ async function measureSize(size: number, options: { queries: number; ingestedQue
   const collection = `bench_retrieve_${sizeName(size)}`;
   const config = benchConfig({ MILVUS_COLLECTION: collection, RERANK_MODEL: '', RERANK_API_KEY: '', RERANK_BINDING_HOST: '' });
   const dim = config.embeddings.dim;
-  const connection = { address: config.milvus.address, token: config.milvus.token, timeoutSeconds: Math.max(config.milvus.timeoutSeconds, 120) };
+  const connection = { address: config.milvus.address, token: config.milvus.token, tls: config.milvus.tls, timeoutSeconds: Math.max(config.milvus.timeoutSeconds, 120) };
   const leafStore = createMilvusLeafStore({ ...connection, collection, dim });
   const parents = createParentStore({ sqliteFile: path.join(dir, `${collection}.sqlite`) });
   const parentStore = parents.forKb(collection);

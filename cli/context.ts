@@ -4,6 +4,7 @@ import type { RagConfig } from '../core/config';
 import { RagError, describeZodError } from '../core/errors';
 import { KbName } from '../core/knowledge/knowledge-base';
 import { loadConfig } from '../runtime/load-config';
+import { explainConnectFailure, securedConnection } from '../runtime/temporal-connection';
 import { telemetryClientInterceptors } from '../runtime/telemetry/client-interceptors';
 import { setupTelemetry, type Telemetry } from '../runtime/telemetry/setup-telemetry';
 import type { CliHost } from './host';
@@ -49,9 +50,13 @@ export function createCliContext(env: NodeJS.ProcessEnv, host: CliHost): CliCont
       address: configOf().temporal.address,
       namespace: configOf().temporal.namespace,
       taskQueue: configOf().temporal.taskQueue,
-      connection: { connectTimeout: CONNECT_TIMEOUT },
+      connection: { ...securedConnection(configOf().temporal), connectTimeout: CONNECT_TIMEOUT },
       codec: configOf().codec,
       interceptors: telemetryClientInterceptors((telemetry ??= setupTelemetry(configOf().telemetry, { role: 'cli' }))),
+      // SPECULATION: what the runs `ragtime ask` starts speculate (issue 17 §2).
+      speculation: configOf().speculation,
+    }).catch(async (error: unknown) => {
+      throw await explainConnectFailure(error, configOf().temporal);
     }));
   return {
     get config() {

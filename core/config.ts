@@ -7,6 +7,8 @@ import { ApiToken, parseApiTokenList, parseApiTokensFile } from './schemas/api-t
 import { CodecKeyring, readCodecKeyring, type ConfigFiles } from './codec-keys';
 import { CodecServerSettings, OBSERVABILITY_DEFAULTS, TelemetrySettings, readCodecServerSettings, readTelemetrySettings } from './observability-config';
 import { RerankSettings, resolveRerankSettings } from './retrieval/rerank-config';
+import { DEFAULT_SPECULATION, SPECULATION_LEVELS, SpeculationLevel } from './schemas/speculation';
+import { TlsSettings, readTlsSettings } from './tls-settings';
 
 type Env = Record<string, string | undefined>;
 
@@ -27,12 +29,16 @@ export const RagConfig = z.object({
   }),
   autoMerge: z.object({ enabled: z.boolean(), threshold: z.number().int() }),
   rerank: RerankSettings,
-  temporal: z.object({ address: text, namespace: text, taskQueue: text }),
+  /**
+   * `tls` (TEMPORAL_TLS*, mTLS with a client certificate) and `apiKey` (TEMPORAL_API_KEY, Temporal Cloud; it turns TLS
+   * on) for secured clusters: every client and worker connects with them (runtime/temporal-connection.ts).
+   */
+  temporal: z.object({ address: text, namespace: text, taskQueue: text, tls: TlsSettings.nullish(), apiKey: text.optional() }),
   /**
    * `collection` is the default knowledge base (DESIGN §4b): RAGTIME_KB, else the spec's MILVUS_COLLECTION; runs and
    * ingestions may name others.
    */
-  milvus: z.object({ address: text, token: text.optional(), collection: text, timeoutSeconds: z.number().positive() }),
+  milvus: z.object({ address: text, token: text.optional(), tls: TlsSettings.nullish(), collection: text, timeoutSeconds: z.number().positive() }),
   /** `msPerText` (EMBEDDING_MS_PER_TEXT): the slowest per-text time expected of the server; sizes request timeouts. */
   embeddings: z.object({ baseUrl: text, model: text, dim: z.number().int().min(1), msPerText: z.number().positive() }),
   /**
@@ -66,6 +72,8 @@ export const RagConfig = z.object({
   codecServer: CodecServerSettings,
   /** OpenTelemetry (docs/OBSERVABILITY.md): the exporter (none by default) and whether spans may carry content. */
   telemetry: TelemetrySettings,
+  /** SPECULATION (issue 17 §2, core/schemas/speculation.ts): what runs started by this process speculate. */
+  speculation: SpeculationLevel,
 });
 export type RagConfig = z.infer<typeof RagConfig>;
 
@@ -98,6 +106,8 @@ export const ENV_DEFAULTS = {
   RAGTIME_API_BODY_LIMIT_BYTES: 64 * 1024,
   // The codec server and OpenTelemetry (core/observability-config.ts).
   ...OBSERVABILITY_DEFAULTS,
+  // Speculative execution (issue 17 §2): chosen from the side-by-side measurements (docs/PERFORMANCE.md).
+  SPECULATION: DEFAULT_SPECULATION,
 } as const;
 
 const RERANK_TIMEOUT_FLOOR = 0.1; // spec §1
@@ -223,6 +233,15 @@ function apiTokens(list: Found | undefined, file: Found | undefined, files: Conf
   return [...fromList, ...take(parseApiTokensFile(text, file.value))];
 }
 
+/** SPECULATION: off, retrieve, grade or answer (case-insensitive); unset: the default. */
+function speculationLevel(source: Found | undefined, report: (message: string) => void): SpeculationLevel {
+  if (source === undefined) return ENV_DEFAULTS.SPECULATION;
+  const parsed = SpeculationLevel.safeParse(source.value.toLowerCase());
+  if (parsed.success) return parsed.data;
+  report(`SPECULATION=${quote(source.value)} is not one of ${SPECULATION_LEVELS.join(', ')}: set one, or unset it to use the default ${ENV_DEFAULTS.SPECULATION}`);
+  return ENV_DEFAULTS.SPECULATION;
+}
+
 const API_ORIGIN = /^https?:\/\/[^/\s]+$/;
 
 /** RAGTIME_API_CORS_ORIGINS: comma-separated origins (scheme, host, port; no path). */
@@ -264,6 +283,8 @@ const configFromEnv = (files: ConfigFiles | undefined) => z
         address: read.text('TEMPORAL_ADDRESS') ?? D.TEMPORAL_ADDRESS,
         namespace: read.text('TEMPORAL_NAMESPACE') ?? D.TEMPORAL_NAMESPACE,
         taskQueue: read.text('TEMPORAL_TASK_QUEUE') ?? D.TEMPORAL_TASK_QUEUE,
+        tls: readTlsSettings('TEMPORAL', read, files, report, read.found('TEMPORAL_API_KEY')?.name),
+        apiKey: read.text('TEMPORAL_API_KEY'),
       },
       milvus: {
         // The original's MILVUS_HOST and MILVUS_PORT matter (and are checked) only when MILVUS_ADDRESS is unset.
@@ -271,6 +292,7 @@ const configFromEnv = (files: ConfigFiles | undefined) => z
           read.text('MILVUS_ADDRESS') ??
           `${read.text('MILVUS_HOST') ?? D.MILVUS_HOST}:${read.strict(read.found('MILVUS_PORT'), D.MILVUS_PORT, PORT)}`,
         token: read.text('MILVUS_TOKEN'),
+        tls: readTlsSettings('MILVUS', read, files, report),
         collection: defaultKb(read.found('RAGTIME_KB', 'MILVUS_COLLECTION'), report),
         timeoutSeconds: read.strict(read.verbatim('MILVUS_TIMEOUT'), D.MILVUS_TIMEOUT, POSITIVE_SECONDS, pythonFloat),
       },
@@ -301,6 +323,7 @@ const configFromEnv = (files: ConfigFiles | undefined) => z
       codec: readCodecKeyring({ keys: read.found('RAGTIME_CODEC_KEYS'), keyFile: read.found('RAGTIME_CODEC_KEY_FILE'), dataDir }, files, report),
       codecServer: readCodecServerSettings(read, report),
       telemetry: readTelemetrySettings(read, report),
+      speculation: speculationLevel(read.found('SPECULATION'), report),
     };
   })
   .pipe(RagConfig);

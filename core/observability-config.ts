@@ -52,6 +52,11 @@ export const TelemetrySettings = z.object({
   otlpTracesUrl: z.string().min(1),
   /** OTEL_SERVICE_NAME, when set; otherwise each process names itself (ragtime-worker, ragtime-cli…). */
   serviceName: z.string().min(1).optional(),
+  /**
+   * RAGTIME_METRICS_ADDRESS (host:port): the worker serves Prometheus metrics at http://<address>/metrics — the
+   * Temporal SDK's (temporal_*) and ragtime's (ragtime_*) on one endpoint; null (the default): no metrics.
+   */
+  metricsAddress: z.string().min(1).nullable(),
 });
 export type TelemetrySettings = z.infer<typeof TelemetrySettings>;
 
@@ -90,6 +95,17 @@ export function readCodecServerSettings(read: Reader, report: Report): CodecServ
   };
 }
 
+const HOST_PORT = /^(\[[0-9a-fA-F:]+\]|[^:\s/]+):(\d{1,5})$/;
+
+/** RAGTIME_METRICS_ADDRESS: host:port (an IPv6 host in brackets), port 1-65535. */
+function metricsAddress(source: Found | undefined, report: Report): string | null {
+  if (source === undefined) return null;
+  const match = HOST_PORT.exec(source.value);
+  if (match && Number(match[2]) >= 1 && Number(match[2]) <= 65535) return source.value;
+  report(`RAGTIME_METRICS_ADDRESS=${JSON.stringify(source.value)} is not host:port such as 127.0.0.1:9464: set one, or unset it (no metrics)`);
+  return null;
+}
+
 export function readTelemetrySettings(read: Reader, report: Report): TelemetrySettings {
   const D = OBSERVABILITY_DEFAULTS;
   const exporterSource = read.found('RAGTIME_OTEL_EXPORTER');
@@ -109,5 +125,6 @@ export function readTelemetrySettings(read: Reader, report: Report): TelemetrySe
     includeContent: content === 'true',
     otlpTracesUrl: tracesUrl ?? `${baseUrl.replace(/\/+$/, '')}/v1/traces`,
     serviceName: read.found('OTEL_SERVICE_NAME')?.value,
+    metricsAddress: metricsAddress(read.found('RAGTIME_METRICS_ADDRESS'), report),
   };
 }

@@ -14,6 +14,7 @@ import { routePath } from '../cli/render/route-path';
 import { noKnowledgeText } from '../core/answer/no-knowledge-text';
 import { newRagWorkflowId, RagClient } from '../client/rag-client';
 import { loadConfig } from '../runtime/load-config';
+import { securedConnection } from '../runtime/temporal-connection';
 import type { RagSubTrace } from '../core/schemas/rag-trace';
 import type { RagOutcome } from '../core/schemas/run-io';
 
@@ -182,6 +183,7 @@ async function main(): Promise<void> {
     address: config.temporal.address,
     namespace: config.temporal.namespace,
     taskQueue: config.temporal.taskQueue,
+    connection: securedConnection(config.temporal),
     codec: config.codec,
   });
   const started = performance.now();

@@ -5,6 +5,8 @@ import { describeTelemetry, setupTelemetry } from '../runtime/telemetry/setup-te
 import type { RagConfig } from '../core/config';
 import { buildAdapters } from './build-adapters';
 import { telemetryWorkerOptions } from './telemetry';
+import { prepareWorkerMetrics } from './worker-metrics';
+import { describeTemporalSecurity, explainConnectFailure, temporalConnectionOptions } from '../runtime/temporal-connection';
 
 export type WorkerOptions = {
   /** Printed once the worker polls: what it runs against (never a secret). */
@@ -19,15 +21,20 @@ export type WorkerOptions = {
  */
 export async function runWorker(config: RagConfig, options: WorkerOptions = {}): Promise<void> {
   const log = options.log ?? ((line: string) => console.log(line));
-  Runtime.install({ logger: new DefaultLogger(options.sdkLogLevel ?? 'WARN') });
+  const metrics = await prepareWorkerMetrics(config);
+  Runtime.install({ logger: new DefaultLogger(options.sdkLogLevel ?? 'WARN'), ...(metrics ? { telemetryOptions: metrics.telemetryOptions } : {}) });
   // Before the adapters: the SDK must be the global tracer provider before the first span opens.
   const telemetry = setupTelemetry(config.telemetry, { role: 'worker' });
   const adapters = buildAdapters(config);
   try {
     // The default knowledge base exists from the first start, as the one collection did.
     await adapters.knowledge.open(undefined, { create: true });
-    const connection = await NativeConnection.connect({ address: config.temporal.address });
+    const connection = await NativeConnection.connect(temporalConnectionOptions(config.temporal)).catch(async (error: unknown) => {
+      throw await explainConnectFailure(error, config.temporal);
+    });
     try {
+      const metered = await metrics?.start();
+      const traced = telemetryWorkerOptions(telemetry);
       const worker = await Worker.create({
         connection,
         namespace: config.temporal.namespace,
@@ -41,11 +48,14 @@ export async function runWorker(config: RagConfig, options: WorkerOptions = {}):
           ingest: { knowledge: adapters.knowledge },
           audit: adapters.audit,
         }),
-        // OpenTelemetry: interceptors and the workflow-span sink, or nothing when RAGTIME_OTEL_EXPORTER=none.
-        ...telemetryWorkerOptions(telemetry),
+        // OpenTelemetry: interceptors and the workflow-span sink, or nothing when RAGTIME_OTEL_EXPORTER=none; metrics
+        // (RAGTIME_METRICS_ADDRESS) read at the activity boundary.
+        ...traced,
+        interceptors: { ...traced.interceptors, activity: [...(traced.interceptors?.activity ?? []), ...(metered?.interceptors ?? [])] },
       });
       log(
         `ragtime worker: task queue "${config.temporal.taskQueue}" on ${config.temporal.address} (namespace ${config.temporal.namespace})\n` +
+          `  identity:    ${worker.options.identity}; connection ${describeTemporalSecurity(config.temporal)}\n` +
           `  models:      ${adapters.chat.provider} — ${adapters.chat.models.describe}\n` +
           `  embeddings:  ${config.embeddings.model} (${config.embeddings.dim}-d) at ${config.embeddings.baseUrl}\n` +
           `  milvus:      ${config.milvus.address}, default knowledge base ${config.milvus.collection} (RAGTIME_KB; runs may name others)\n` +
@@ -53,7 +63,8 @@ export async function runWorker(config: RagConfig, options: WorkerOptions = {}):
           `  audit:       ${adapters.auditLocation}\n` +
           `  rerank:      ${config.rerank.enabled ? `${config.rerank.model} at ${config.rerank.endpoint}` : 'off'}\n` +
           `  payloads:    ${describePayloadEncryption(config.codec)}\n` +
-          `  telemetry:   ${describeTelemetry(config.telemetry)}`,
+          `  telemetry:   ${describeTelemetry(config.telemetry)}\n` +
+          `  metrics:     ${metered ? `http://${metered.endpoint.address}/metrics (ragtime_* and temporal_*)` : 'off (RAGTIME_METRICS_ADDRESS)'}`,
       );
       await worker.run();
     } finally {
@@ -61,6 +72,7 @@ export async function runWorker(config: RagConfig, options: WorkerOptions = {}):
     }
   } finally {
     await adapters.close();
+    await metrics?.close();
     await telemetry.shutdown();
   }
 }

@@ -14,7 +14,7 @@ export function openKnowledgeStores(
   options: { sqliteFile: string; embedder: Embedder },
 ): { knowledge: KnowledgeStores; parents: SqlParentStore } {
   const catalog = createMilvusCatalog(
-    { address: config.milvus.address, token: config.milvus.token, timeoutSeconds: config.milvus.timeoutSeconds },
+    { address: config.milvus.address, token: config.milvus.token, tls: config.milvus.tls, timeoutSeconds: config.milvus.timeoutSeconds },
     config.embeddings.dim,
   );
   const parents = createParentStore({ databaseUrl: config.database.url, sqliteFile: options.sqliteFile });

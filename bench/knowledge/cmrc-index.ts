@@ -107,7 +107,7 @@ export async function openCmrcIndex(options: CmrcIndexOptions): Promise<CmrcInde
   // Timed around the real embedder only, so cache hits do not count as embedder time.
   const timedReal = timedEmbedder(real, passageWatch, queryWatch);
   const embedder: Embedder = options.embeddingCache ? cachedEmbedder(timedReal, options.embeddingCache) : timedReal;
-  const connection = { address: config.milvus.address, token: config.milvus.token, timeoutSeconds: config.milvus.timeoutSeconds };
+  const connection = { address: config.milvus.address, token: config.milvus.token, tls: config.milvus.tls, timeoutSeconds: config.milvus.timeoutSeconds };
   const leafStore = createMilvusLeafStore({ ...connection, collection, dim: config.embeddings.dim });
   const parents = createParentStore({ sqliteFile: path.join(dir, 'ragtime.sqlite') });
   const parentStore = parents.forKb(collection);

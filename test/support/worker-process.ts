@@ -73,3 +73,22 @@ export async function killWorkerProcess(child: ChildProcess): Promise<void> {
   child.kill('SIGKILL');
   await exited;
 }
+
+/** `ragtime ingest samples/knowledge --json` with `env`, asynchronously (servers of the test keep running); its totals. */
+export function ingestSampleKnowledge(env: NodeJS.ProcessEnv): Promise<{ status: number | null; totals: Record<string, number> | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [RAGTIME_BIN, 'ingest', 'samples/knowledge', '--json'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let [stdout, stderr] = ['', ''];
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+    child.once('exit', (status) => {
+      let totals: Record<string, number> | null = null;
+      try {
+        totals = (JSON.parse(stdout) as { totals?: Record<string, number> }).totals ?? null;
+      } catch {
+        totals = null;
+      }
+      resolve({ status, totals, output: tail(`${stdout}\n${stderr}`) });
+    });
+  });
+}

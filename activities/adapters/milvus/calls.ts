@@ -1,12 +1,25 @@
 import { MilvusClient } from '@zilliz/milvus2-sdk-node';
 import { RagError } from '../../../core/errors';
+import type { TlsSettings } from '../../../core/tls-settings';
 
 export type MilvusConnection = {
   /** host:port, or an http(s) URL (Milvus / Zilliz Cloud). */
   address: string;
   token?: string | undefined;
+  /** MILVUS_TLS*: TLS (a private CA, mTLS) to Milvus distributed or Zilliz Cloud; null or absent: plain. */
+  tls?: TlsSettings | null | undefined;
   timeoutSeconds: number;
 };
+
+/** The SDK's TLS options: PEM contents (read with the configuration), never paths it would read again. */
+const milvusTls = (tls: TlsSettings) => ({
+  ssl: true,
+  tls: {
+    ...(tls.caPem !== undefined ? { rootCert: Buffer.from(tls.caPem) } : {}),
+    ...(tls.certPem !== undefined && tls.keyPem !== undefined ? { certChain: Buffer.from(tls.certPem), privateKey: Buffer.from(tls.keyPem) } : {}),
+    ...(tls.serverName !== undefined ? { serverName: tls.serverName } : {}),
+  },
+});
 
 /**
  * A Milvus client with the options ragtime needs (DESIGN §6): the SDK pings every 10 s by default, even with no
@@ -14,10 +27,11 @@ export type MilvusConnection = {
  * and idle pings are off. The SDK connects in its constructor and leaves that promise's rejection unhandled when
  * the server is down, which would end the process; it is observed here, and the first call reports the failure.
  */
-export function newMilvusClient({ address, token, timeoutSeconds }: MilvusConnection): MilvusClient {
+export function newMilvusClient({ address, token, tls, timeoutSeconds }: MilvusConnection): MilvusClient {
   const client = new MilvusClient({
     address,
     ...(token !== undefined && token !== '' ? { token } : {}),
+    ...(tls ? milvusTls(tls) : {}),
     timeout: Math.round(timeoutSeconds * 1000),
     logLevel: 'error',
     channelOptions: { 'grpc.keepalive_time_ms': 10 * 60_000, 'grpc.keepalive_permit_without_calls': 0 },

@@ -104,7 +104,7 @@ describe('codec server and OpenTelemetry settings', () => {
   test('defaults: loopback port 8234, the UI origin, no tokens; no exporter, no content', () => {
     const config = parseConfig({});
     expect(config.codecServer).toEqual({ host: '127.0.0.1', port: 8234, allowedOrigins: ['http://127.0.0.1:8233', 'http://localhost:8233'], tokens: [] });
-    expect(config.telemetry).toEqual({ exporter: 'none', includeContent: false, otlpTracesUrl: 'http://localhost:4318/v1/traces', serviceName: undefined });
+    expect(config.telemetry).toEqual({ exporter: 'none', includeContent: false, otlpTracesUrl: 'http://localhost:4318/v1/traces', serviceName: undefined, metricsAddress: null });
   });
 
   test('the UI port moves the default origins; tokens are SHA-256 digests', () => {
@@ -129,6 +129,7 @@ describe('codec server and OpenTelemetry settings', () => {
       exporter: 'otlp',
       includeContent: true,
       otlpTracesUrl: 'http://collector:4318/v1/traces',
+      metricsAddress: null,
       serviceName: 'rt',
     });
     expect(parseConfig({ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'https://x/traces' }).telemetry.otlpTracesUrl).toBe('https://x/traces');

@@ -19,8 +19,8 @@ describe('parseConfig defaults (spec §1, DESIGN.md §6)', () => {
       retrieval: { topK: 8, candidateMultiplier: 3, candidateKRaw: '', leafRetrieveLevel: 3 },
       autoMerge: { enabled: true, threshold: 2 },
       rerank: { enabled: false, model: null, endpoint: '', apiKey: null, timeoutSeconds: 5, minScore: 0 },
-      temporal: { address: '127.0.0.1:7233', namespace: 'default', taskQueue: 'ragtime' },
-      milvus: { address: '127.0.0.1:19530', token: undefined, collection: 'embeddings_collection', timeoutSeconds: 30 },
+      temporal: { address: '127.0.0.1:7233', namespace: 'default', taskQueue: 'ragtime', tls: null, apiKey: undefined },
+      milvus: { address: '127.0.0.1:19530', token: undefined, tls: null, collection: 'embeddings_collection', timeoutSeconds: 30 },
       embeddings: { baseUrl: 'http://127.0.0.1:8765/v1', model: 'multilingual-e5-small-q4', dim: 384, msPerText: ENV_DEFAULTS.EMBEDDING_MS_PER_TEXT },
       models: {
         provider: 'auto',
@@ -39,7 +39,9 @@ describe('parseConfig defaults (spec §1, DESIGN.md §6)', () => {
       // Payload encryption, the codec server and OpenTelemetry: test/unit/core/codec-config.test.ts.
       codec: null,
       codecServer: { host: '127.0.0.1', port: 8234, allowedOrigins: ['http://127.0.0.1:8233', 'http://localhost:8233'], tokens: [] },
-      telemetry: { exporter: 'none', includeContent: false, otlpTracesUrl: 'http://localhost:4318/v1/traces', serviceName: undefined },
+      telemetry: { exporter: 'none', includeContent: false, otlpTracesUrl: 'http://localhost:4318/v1/traces', serviceName: undefined, metricsAddress: null },
+      // SPECULATION: test/unit/core/speculation-config.test.ts.
+      speculation: ENV_DEFAULTS.SPECULATION,
     });
   });
 
@@ -184,7 +186,7 @@ describe("ragtime's services (DESIGN.md §6)", () => {
       EMBEDDING_MODEL: '  ',
       DATABASE_URL: 'postgresql://u:p@127.0.0.1/rag',
     });
-    expect(config.temporal).toStrictEqual({ address: 'temporal:7233', namespace: 'default', taskQueue: 'rag-q' });
+    expect(config.temporal).toStrictEqual({ address: 'temporal:7233', namespace: 'default', taskQueue: 'rag-q', tls: null, apiKey: undefined });
     expect(config.milvus).toMatchObject({ collection: 'kb', token: 'root:Milvus' });
     expect(config.embeddings.model).toBe(ENV_DEFAULTS.EMBEDDING_MODEL);
     expect(config.database.url).toBe('postgresql://u:p@127.0.0.1/rag');
