@@ -15,6 +15,7 @@ export const WORKER_FLAGS = {
   'no-reuse-v8': { type: 'boolean', default: false },
   'worker-cpu-prof': { type: 'string' },
   'preload-modules': { type: 'string' },
+  'max-eager-activities': { type: 'string' },
 } as const;
 
 export const WORKER_FLAGS_HELP = `worker (defaults: the SDK's, as in production):
@@ -26,6 +27,7 @@ export const WORKER_FLAGS_HELP = `worker (defaults: the SDK's, as in production)
   --activity-pollers N        activity task pollers (fixed maximum)
   --no-reuse-v8               reuseV8Context: false
   --preload-modules a,b       bundlerOptions.preloadModules (experiment; e.g. zod)
+  --max-eager-activities N    maxEagerActivityReservationsPerWorkflowTask (SDK default 3; 0: no eager activities)
   --worker-cpu-prof DIR       profile the worker process (node --cpu-prof; one .cpuprofile per thread)`;
 
 export function positiveInt(name: string, text: string | undefined, fallback?: number): number {
@@ -50,6 +52,7 @@ type WorkerFlagValues = {
   'activity-pollers'?: string;
   'no-reuse-v8'?: boolean;
   'preload-modules'?: string;
+  'max-eager-activities'?: string;
 };
 
 export function workerFlags(values: WorkerFlagValues): { mode: WorkerMode; tuning: WorkerTuning } {
@@ -63,6 +66,7 @@ export function workerFlags(values: WorkerFlagValues): { mode: WorkerMode; tunin
     activityTaskPollers: optionalInt('activity-pollers', values['activity-pollers']),
     ...(values['no-reuse-v8'] ? { reuseV8Context: false } : {}),
     ...(values['preload-modules'] ? { preloadModules: values['preload-modules'].split(',').map((name) => name.trim()) } : {}),
+    maxEagerActivities: optionalInt('max-eager-activities', values['max-eager-activities']),
   };
   for (const key of Object.keys(tuning) as Array<keyof WorkerTuning>) if (tuning[key] === undefined) delete tuning[key];
   return { mode, tuning };

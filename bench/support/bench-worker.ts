@@ -26,6 +26,8 @@ export type WorkerTuning = {
    * of once per workflow (an experiment: the SDK deep-freezes them, which a module must tolerate).
    */
   preloadModules?: string[];
+  /** maxEagerActivityReservationsPerWorkflowTask (SDK default 3; 0: no eager activity dispatch). */
+  maxEagerActivities?: number;
 };
 
 /** `ragtime`: every ragtime workflow and activity. `floor`: only the floor workflow and its no-op activity. */
@@ -47,6 +49,7 @@ export function workerOptions(tuning: WorkerTuning): Partial<WorkerOptions> {
     ...(tuning.activityTaskPollers !== undefined ? { activityTaskPollerBehavior: { type: 'simple-maximum', maximum: tuning.activityTaskPollers } } : {}),
     ...(tuning.reuseV8Context !== undefined ? { reuseV8Context: tuning.reuseV8Context } : {}),
     ...(tuning.preloadModules?.length ? { bundlerOptions: { preloadModules: tuning.preloadModules } } : {}),
+    ...(tuning.maxEagerActivities !== undefined ? { maxEagerActivityReservationsPerWorkflowTask: tuning.maxEagerActivities } : {}),
   };
 }
 
@@ -62,6 +65,7 @@ export function effectiveTuning(worker: Worker): Record<string, unknown> {
     activityTaskPollerBehavior: options.activityTaskPollerBehavior,
     reuseV8Context: options.reuseV8Context,
     workflowThreadPoolSize: options.workflowThreadPoolSize,
+    maxEagerActivityReservationsPerWorkflowTask: options.maxEagerActivityReservationsPerWorkflowTask,
     ...(options.bundlerOptions?.preloadModules?.length ? { preloadModules: options.bundlerOptions.preloadModules } : {}),
   };
 }
