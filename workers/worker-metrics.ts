@@ -42,9 +42,10 @@ export async function prepareWorkerMetrics(config: RagConfig): Promise<WorkerMet
       const instruments = ragtimeInstruments(endpoint.meter);
       // Waiting runs live in Temporal, not in a worker: counted from visibility at each scrape, for the task queue.
       const waiting = `TaskQueue = "${config.temporal.taskQueue}" AND ExecutionStatus = "Running" AND RagStatus = "awaiting_input"`;
+      let client: Client | null = null;
       instruments.hitlWaiting.addCallback(async (observe) => {
         connection ??= await Connection.connect({ ...temporalConnectionOptions(config.temporal), connectTimeout: '2s' });
-        const client = new Client({ connection, namespace: config.temporal.namespace });
+        client ??= new Client({ connection, namespace: config.temporal.namespace });
         const { count } = await client.workflow.count(waiting);
         observe.observe(count, { task_queue: config.temporal.taskQueue });
       });

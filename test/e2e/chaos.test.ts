@@ -11,7 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { RagClient } from '../../client/rag-client';
-import type { RagOutcome } from '../../core/schemas/run-io';
+import { comparableOutcome as comparable } from '../support/outcomes';
 import { CountingEmbeddingProxy } from '../support/embedding-proxy';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from '../support/fake-openai-server';
 import { newMilvusClient } from '../support/milvus';
@@ -99,16 +99,6 @@ async function attemptsOf(workflowId: string, client: RagClient = rag): Promise<
   return attempts.filter(([type]) => type !== 'recordAudit');
 }
 
-/** The outcome without what differs between any two runs (ids, timings). */
-const comparable = (outcome: RagOutcome) => ({
-  status: outcome.status,
-  route: outcome.route,
-  retrieval_status: outcome.retrieval_status,
-  docs: outcome.docs,
-  trace: outcome.rag_trace,
-  degraded: outcome.degraded,
-  answer: outcome.answer?.text ?? null,
-});
 
 describe('a worker killed with SIGKILL', () => {
   test('inside a model call (the planner): another worker retries it within seconds, the outcome is the fault-free one', async () => {

@@ -11,7 +11,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { RagClient } from '../../client/rag-client';
-import type { RagOutcome } from '../../core/schemas/run-io';
+import { comparableOutcome as comparable } from '../support/outcomes';
 import { createAuditStore } from '../../activities/adapters/sql-audit-store';
 import { dropTestCollection } from '../support/milvus';
 import { assertReachable, services } from '../support/services';
@@ -36,15 +36,6 @@ let connection: Connection;
 let rag: RagClient;
 const workers: WorkerProcess[] = [];
 
-/** The outcome without what differs between two runs of the same question (ids, timings). */
-const comparable = (outcome: RagOutcome) => ({
-  status: outcome.status,
-  route: outcome.route,
-  retrieval_status: outcome.retrieval_status,
-  docs: outcome.docs,
-  trace: outcome.rag_trace,
-  answer: outcome.answer?.text ?? null,
-});
 
 /** Which worker identities ran the activities of a run and its children. */
 async function identitiesOf(workflowId: string): Promise<string[]> {

@@ -16,7 +16,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { Connection, Client as TemporalClient } from '@temporalio/client';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
+import { newMcpClient, type Elicit } from '../support/mcp-client';
 import { createAuditStore, type SqlAuditStore } from '../../activities/adapters/sql-audit-store';
 import type { SessionTrace } from '../../core/schemas/audit';
 import { hashToken } from '../../server/http/token-auth';
@@ -51,7 +52,7 @@ function ingest(): Promise<{ code: number | null; output: string }> {
 }
 
 /** The SDK's client on a fresh `node bin/ragtime.js mcp`; with `elicit`, it declares form elicitation and answers so. */
-async function connect(elicit?: (request: ElicitRequest) => Record<string, string> | null | Promise<Record<string, string> | null>): Promise<{ client: Client; stderr: () => string }> {
+async function connect(elicit?: Elicit): Promise<{ client: Client; stderr: () => string }> {
   const transport = new StdioClientTransport({
     command: process.execPath,
     args: [RAGTIME_BIN, 'mcp'],
@@ -61,13 +62,7 @@ async function connect(elicit?: (request: ElicitRequest) => Record<string, strin
   });
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-  const client = new Client({ name: 'ragtime-e2e', version: '1.0.0' }, elicit ? { capabilities: { elicitation: { form: {} } } } : {});
-  if (elicit) {
-    client.setRequestHandler(ElicitRequestSchema, async (request) => {
-      const content = await elicit(request);
-      return content === null ? { action: 'decline' } : { action: 'accept', content };
-    });
-  }
+  const client = newMcpClient('ragtime-e2e', elicit);
   clients.push(client);
   await client.connect(transport);
   return { client, stderr: () => stderr };

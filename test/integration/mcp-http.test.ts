@@ -6,9 +6,10 @@
  * tenants, acme and globex: neither sees the other's runs, knowledge bases or MCP sessions.
  */
 import type { FastifyInstance } from 'fastify';
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { ElicitRequestSchema, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
+import { newMcpClient, type Elicit } from '../support/mcp-client';
 import { SessionTrace } from '../../core/schemas/audit';
 import type { RunResult } from '../../server/mcp/tool-schemas';
 import { pollUntil } from '../support/services';
@@ -38,18 +39,11 @@ afterAll(async () => {
   await harness?.close();
 });
 
-type Elicit = (request: ElicitRequest) => Record<string, string> | null | Promise<Record<string, string> | null>;
 
 /** The SDK's client in a new MCP session of `tenant`; with `elicit`, it declares form elicitation and answers so. */
 async function connectSession(tenant: Tenant, endpoint: URL = url, elicit?: Elicit): Promise<{ client: Client; transport: StreamableHTTPClientTransport }> {
   const transport = new StreamableHTTPClientTransport(endpoint, { requestInit: { headers: { authorization: `Bearer ${TOKENS[tenant]}` } } });
-  const client = new Client({ name: `ragtime-it-${tenant}`, version: '1.0.0' }, elicit ? { capabilities: { elicitation: { form: {} } } } : {});
-  if (elicit) {
-    client.setRequestHandler(ElicitRequestSchema, async (request) => {
-      const content = await elicit(request);
-      return content === null ? { action: 'decline' } : { action: 'accept', content };
-    });
-  }
+  const client = newMcpClient(`ragtime-it-${tenant}`, elicit);
   clients.push(client);
   await client.connect(transport);
   return { client, transport };
