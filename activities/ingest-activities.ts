@@ -74,7 +74,7 @@ export function ingestActivities(deps: IngestDeps | undefined): IngestActivities
 
 async function ingestOne(
   { knowledge, loaders }: IngestDeps,
-  { file, filename, docId = file, kb, replace = false }: IngestFileInput,
+  { file, filename, docId = file, kb, replace = false, reembed = false }: IngestFileInput,
   context: Context,
   heartbeat: (beat: IngestHeartbeat) => void,
 ): Promise<IngestFileData> {
@@ -132,6 +132,7 @@ async function ingestOne(
   }
   const deps: StoreDeps = { ...kbStores, embedder: knowledge.embedder, kb: kbStores.kb };
   let from = 0;
+  let reused = 0;
   try {
     from = await resumePoint(prepared, previous, deps);
     if (from > 0) {
@@ -142,7 +143,9 @@ async function ingestOne(
       await clearDocument(old.doc_id, deps);
       await knowledge.documents.remove(kbStores.kb, old.doc_id);
     }
-    await storeFile(prepared, from, deps, progress, context.cancellationSignal);
+    // Vectors to keep exist only where the document was written before: registered, or by an earlier attempt.
+    const stored = (await knowledge.documents.get(kbStores.kb, prepared.docId)) !== null || (previous !== null && STORES_TOUCHED.has(previous.stage));
+    ({ reused } = await storeFile(prepared, from, deps, progress, { signal: context.cancellationSignal, reuse: stored && !reembed }));
     await knowledge.documents.put(recordOf(kbStores.kb, prepared));
   } catch (error) {
     const failure = toFailure(error, filename, beat.stage);
@@ -160,6 +163,7 @@ async function ingestOne(
     l2,
     l3,
     resumed_leaves: from,
+    ...(reused > 0 ? { leaves_reused: reused } : {}),
   };
 }
 

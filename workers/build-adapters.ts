@@ -32,8 +32,8 @@ export type Adapters = {
 
 /** Builds every adapter from the configuration: the one place that decides what talks to what. */
 export function buildAdapters(config: RagConfig): Adapters {
-  const { baseUrl, model, dim, msPerText } = config.embeddings;
-  const embedder = createOpenAiEmbedder({ baseUrl, model, dim, msPerText });
+  const { baseUrl, model, dim, msPerText, concurrency } = config.embeddings;
+  const embedder = createOpenAiEmbedder({ baseUrl, model, dim, msPerText, concurrency });
   const defaultKb = config.milvus.collection;
   const { knowledge, parents } = openKnowledgeStores(config, { sqliteFile: sqliteFileOf(config), embedder });
   const audit = createAuditStore({

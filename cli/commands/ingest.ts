@@ -23,8 +23,9 @@ export function registerIngest(program: Command, context: CliContext, setExit: (
     .option('--id <id>', 'document id of the one file given (default: its path, relative to here when under it)')
     .option('--prefix <prefix>', "document ids of a folder's files: <prefix><path inside the folder>")
     .option('--replace', 'replace a document whose id another file holds (otherwise that file fails with DOCUMENT_EXISTS)')
+    .option('--reembed', "embed every leaf again (by default a re-ingested document keeps the vectors of its unchanged leaves)")
     .option('--json', 'print the per-file results as JSON')
-    .action(async (inputs: string[], flags: { kb?: string; id?: string; prefix?: string; replace?: boolean; json?: boolean }) => {
+    .action(async (inputs: string[], flags: { kb?: string; id?: string; prefix?: string; replace?: boolean; reembed?: boolean; json?: boolean }) => {
       const documents = documentInputs(inputs, { id: flags.id, prefix: flags.prefix, cwd: process.cwd() });
       if (documents.length === 0) throw new RagError('INVALID_INPUT', 'no supported files found (.md .txt .html .pdf .docx)');
       const kb = context.runKbOf(flags.kb);
@@ -33,7 +34,7 @@ export function registerIngest(program: Command, context: CliContext, setExit: (
       const handle = await rag.temporal.workflow.start<typeof ingestWorkflow>('ingestWorkflow', {
         workflowId: `ingest-${randomUUID().slice(0, 8)}`,
         taskQueue: context.config.temporal.taskQueue,
-        args: [{ files, ids: documents.map((document) => document.id), ...(kb === undefined ? {} : { kb }), ...(flags.replace ? { replace: true } : {}) }],
+        args: [{ files, ids: documents.map((document) => document.id), ...(kb === undefined ? {} : { kb }), ...(flags.replace ? { replace: true } : {}), ...(flags.reembed ? { reembed: true } : {}) }],
         staticSummary: `ingest ${files.length} file(s)${kb === undefined ? '' : ` into ${kb}`}`,
         ...(kb === undefined ? {} : { memo: { kb }, typedSearchAttributes: [{ key: RAG_KB, value: kb }] }),
       });

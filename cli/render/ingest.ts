@@ -5,7 +5,7 @@ import type { IngestAttempt } from '../ingest-attempts';
 export function renderIngestSummary(result: IngestBatchResult): string {
   const lines = result.files.map((file) =>
     file.status === 'ingested'
-      ? `  ok      ${file.doc_id ?? file.filename}  L1 ${file.l1}  L2 ${file.l2}  L3 ${file.l3}  ${file.duration_ms} ms`
+      ? `  ok      ${file.doc_id ?? file.filename}  L1 ${file.l1}  L2 ${file.l2}  L3 ${file.l3}${file.leaves_reused ? ` (${file.leaves_reused} vectors kept)` : ''}  ${file.duration_ms} ms`
       : `  FAILED  ${file.doc_id ?? file.filename}  ${file.error?.type}: ${file.error?.message}`,
   );
   if (result.kb !== undefined) lines.unshift(`knowledge base ${result.kb}:`);
@@ -45,6 +45,8 @@ function renderWait(wait: IngestWait, now: number): string {
       return `writing ${wait.texts ?? '?'} parent chunks to the parent store, ${waited}`;
     case 'clearing':
       return `clearing the document's previous chunks from both stores, ${waited}`;
+    case 'reading_vectors':
+      return `reading the vectors of the document's stored leaves (kept where a leaf is unchanged), ${waited}`;
   }
 }
 

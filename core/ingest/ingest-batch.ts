@@ -61,7 +61,7 @@ export class IngestBatch {
   succeed(index: number, data: IngestFileData, now: number): void {
     // Where the files went, when the batch named no knowledge base (the worker's default).
     this.writtenKb ??= data.kb;
-    this.settle(index, now, { status: 'ingested', l1: data.l1, l2: data.l2, l3: data.l3 });
+    this.settle(index, now, { status: 'ingested', l1: data.l1, l2: data.l2, l3: data.l3, ...(data.leaves_reused ? { leaves_reused: data.leaves_reused } : {}) });
   }
 
   fail(index: number, error: IngestError, now: number): void {

@@ -28,6 +28,8 @@ export const IngestWorkflowInput = z
     kb: KbName.optional(),
     /** Replace a document whose id another file holds (otherwise such a file fails with DOCUMENT_EXISTS). */
     replace: z.boolean().optional(),
+    /** Embed every leaf again, instead of keeping the vector of a leaf whose text and embedding model are unchanged. */
+    reembed: z.boolean().optional(),
     batchLabel: z.string().trim().max(200).optional(),
     concurrency: z.number().int().min(1).max(16).optional(),
   })
@@ -45,6 +47,7 @@ export type IngestFileInput = {
   docId?: string;
   kb?: string;
   replace?: boolean;
+  reembed?: boolean;
 };
 
 export type ChunkCounts = { l1: number; l2: number; l3: number };
@@ -60,6 +63,8 @@ export type IngestFileData = ChunkCounts & {
   pages: number;
   /** Leaves a previous attempt had already inserted and this one kept (0 for a fresh start). */
   resumed_leaves: number;
+  /** Leaves whose vector the stored version of the document already had (same text, same model): not embedded again. */
+  leaves_reused?: number;
 };
 
 export type IngestError = { type: string; message: string };
@@ -69,6 +74,8 @@ export type IngestFileResult = ChunkCounts & {
   filename: string;
   doc_id?: string;
   status: 'ingested' | 'failed';
+  /** Leaves that kept the stored version's vector (absent when none did, and in results recorded before it). */
+  leaves_reused?: number;
   error?: IngestError;
   duration_ms: number;
 };
@@ -111,7 +118,7 @@ export type IngestStage = z.infer<typeof IngestStage>;
  * last before the attempt fails.
  */
 export const IngestWait = z.object({
-  on: z.enum(['embedding', 'inserting', 'writing_parents', 'clearing']),
+  on: z.enum(['embedding', 'inserting', 'writing_parents', 'clearing', 'reading_vectors']),
   /** 1-based leaf batch of `batches` (embedding, inserting), the request of it (`part` of `parts`), and its texts. */
   batch: z.number().int().positive().optional(),
   batches: z.number().int().positive().optional(),
@@ -144,6 +151,8 @@ export const IngestHeartbeat = z.object({
   wait: IngestWait.optional(),
   /** Leaves a previous attempt had inserted and this one kept. */
   resumed_leaves: z.number().int().nonnegative().optional(),
+  /** Leaves that kept the vector the stored version of the document had (same text and model). */
+  leaves_reused: z.number().int().nonnegative().optional(),
   /**
    * The message of the previous attempt's failure (cut): the server keeps only a short failure of a pending activity,
    * and ragtime's sealed failures are longer ("Failure exceeds size limit.").

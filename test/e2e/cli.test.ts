@@ -294,6 +294,12 @@ describe('knowledge bases and documents (issue 12): kb list|create|stats|drop, d
     ]);
     const stats = await ragtimeJson<{ documents: number; chunks: { l3: number } }>(['kb', 'stats', OTHER]);
     expect(stats.json).toMatchObject({ documents: 2, chunks: { l3: 2 } });
+    // Ingested again, unchanged: each leaf keeps its vector (issue 17 §4); --reembed embeds them again.
+    const again = await ragtime(['ingest', folder, '--kb', OTHER, '--prefix', 'guides/']);
+    expect([again.code, again.stdout]).toEqual([0, expect.stringMatching(/ok +guides\/a\/README\.md +L1 1 +L2 1 +L3 1 \(1 vectors kept\)/)]);
+    const reembedded = await ragtime(['ingest', folder, '--kb', OTHER, '--prefix', 'guides/', '--reembed']);
+    expect([reembedded.code, reembedded.stdout.includes('vectors kept')]).toEqual([0, false]);
+    expect((await ragtimeJson<{ documents: number; chunks: { l3: number } }>(['kb', 'stats', OTHER])).json).toMatchObject({ documents: 2, chunks: { l3: 2 } });
     const asked = await ask('Kestrel warranty five years?', { ...offlineEnv });
     expect(asked.json.kb).toBe(COLLECTION); // the default knowledge base does not hold it
     const inOther = await ragtimeJson<RagOutcome>(['ask', 'Kestrel devices warranty five-year', '--session', SESSION, '--kb', OTHER]);

@@ -58,7 +58,7 @@ afterAll(async () => {
   await env?.close();
 });
 
-async function runBatch(files: string[]) {
+async function runBatch(files: string[], options: { reembed?: boolean } = {}) {
   const taskQueue = `test-${randomUUID()}`;
   const { models, retriever } = scriptedAdapters({ retrieve: () => { throw new Error('retrieval is not part of ingestion'); } });
   const worker = await Worker.create({
@@ -69,7 +69,7 @@ async function runBatch(files: string[]) {
     activities: createActivities({ models, retriever, ingest: { knowledge: real.knowledge } }),
   });
   // Document ids are the base names here, so chunk ids read as the spec's (`<filename>::p…`).
-  const handle = await env.client.workflow.start(ingestWorkflow, { taskQueue, workflowId: `ingest-${randomUUID()}`, args: [{ files, ids: files.map((file) => path.basename(file)) }] });
+  const handle = await env.client.workflow.start(ingestWorkflow, { taskQueue, workflowId: `ingest-${randomUUID()}`, args: [{ files, ids: files.map((file) => path.basename(file)), ...options }] });
   return worker.runUntil(handle.result());
 }
 
@@ -110,6 +110,34 @@ test('re-ingesting replaces the chunks in both stores: no duplicates; a changed 
   expect(hits.filter((h) => h.filename === 'changing.md').map((h) => h.text)).toEqual(['新版本。']);
   expect((await parentStore.getByIds(['changing.md::p0::l1::0']))[0]?.text).toBe('新版本。');
 }, 120_000);
+
+test('issue 17 §4: re-ingested through the workflow, an unchanged document keeps every vector (none embedded), an edited one embeds only its new leaves, reembed all', async () => {
+  const file = path.join(tmp, 'reused.md');
+  const paragraphs = Array.from({ length: 6 }, (_, i) => `第${i}段。${'检索增强生成把知识库里的证据交给模型。'.repeat(22)}`);
+  writeFileSync(file, paragraphs.join('\n\n'));
+  const first = await runBatch([file]);
+  const l3 = first.files[0]!.l3;
+  expect(l3).toBeGreaterThan(3);
+  expect(first.files[0]!.leaves_reused).toBeUndefined();
+  const stored = async () => new Map([...(await leafStore.vectorsOfDocument('reused.md', services.embeddingModel))]);
+  const before = await stored();
+  expect(before.size).toBeGreaterThan(0);
+
+  const again = await runBatch([file]);
+  expect(again.files[0]).toMatchObject({ status: 'ingested', l3, leaves_reused: l3 });
+  expect(await stored()).toEqual(before); // the very vectors, rewritten
+  expect(await counts('reused.md')).toEqual({ parents: first.files[0]!.l1 + first.files[0]!.l2, leaves: l3 });
+
+  writeFileSync(file, [...paragraphs.slice(0, 5), `第5段改写了。${'新的内容需要新的向量。'.repeat(30)}`].join('\n\n'));
+  const edited = await runBatch([file]);
+  const reused = edited.files[0]!.leaves_reused ?? 0;
+  expect(reused).toBeGreaterThan(0);
+  expect(reused).toBeLessThan(edited.files[0]!.l3);
+
+  const forced = await runBatch([file], { reembed: true });
+  expect(forced.files[0]).toMatchObject({ status: 'ingested', l3: edited.files[0]!.l3 });
+  expect(forced.files[0]!.leaves_reused).toBeUndefined();
+}, 240_000);
 
 describe('failures mid-file on the real stores (deterministic embedder of the same dimension)', () => {
   const longText = (tag: string) => Array.from({ length: 2200 }, (_, i) => `${tag}第${i}句：关于检索的说明，编号${i}。${i % 40 === 39 ? '\n\n' : ''}`).join('');

@@ -233,6 +233,31 @@ test('deleteByDocument quotes the id: quotes, backslashes and a line break delet
   expect([await store.countByDocument(docOf('zh.md')), await store.countByDocument(docOf('en.md'))]).toEqual([5, 5]);
 });
 
+test('issue 17 §4: vectorsOfDocument returns the vectors a model computed, by text, read page by page; rows of another model or none are left out', async () => {
+  const paged = createMilvusLeafStore({ address: services.milvusAddress, collection: COLLECTION, dim: services.embeddingDim, timeoutSeconds: 30, vectorPageSize: 3 });
+  try {
+    const doc: Doc = { key: 'reuse', file: 'reuse.md', text: '' };
+    const texts = Array.from({ length: 8 }, (_, i) => `第${i}段：可以重用的向量。`);
+    const vectors = await embedder.embedPassages(texts);
+    const leaf = (i: number, model?: string) => ({ ...chunkOf({ ...doc, text: texts[i]! }, i), dense: vectors[i]!, ...(model ? { embedding_model: model } : {}) });
+    await paged.insertLeaves([...Array.from({ length: 7 }, (_, i) => leaf(i, services.embeddingModel)), leaf(7)]);
+    await paged.insertLeaves([{ ...leaf(0, 'another-model'), chunk_id: 'reuse.md::p0::l3::other', text: '另一个模型的向量。' }]);
+    const found = await paged.vectorsOfDocument(docOf('reuse.md'), services.embeddingModel);
+    // 7 rows in pages of 3: all read; the row without a model and the other model's row are not.
+    expect([...found.keys()].sort()).toEqual(texts.slice(0, 7).sort());
+    for (const [text, vector] of found) {
+      const expected = vectors[texts.indexOf(text)]!;
+      expect(vector.length).toBe(services.embeddingDim);
+      expect(Math.max(...vector.map((x, i) => Math.abs(x - expected[i]!)))).toBeLessThan(1e-6); // float32 in Milvus
+    }
+    expect((await paged.vectorsOfDocument(docOf('reuse.md'), 'another-model')).size).toBe(1);
+    expect((await paged.vectorsOfDocument(docOf(INJECTION), services.embeddingModel)).size).toBe(0);
+  } finally {
+    await paged.deleteByDocument(docOf('reuse.md'));
+    await paged.close();
+  }
+});
+
 test('a released collection (as after a Milvus restart) is loaded again by the next read', async () => {
   const client = newMilvusClient();
   try {

@@ -65,6 +65,9 @@ export class FakeLeafStore implements LeafStore {
   async deleteByDocument(): Promise<void> {
     throw new Error('FakeLeafStore is read-only');
   }
+  async vectorsOfDocument(): Promise<Map<string, number[]>> {
+    return new Map();
+  }
   async countByDocument(docId: string): Promise<number> {
     return this.leaves.filter((leaf) => leaf.file_path === docId).length;
   }

@@ -1,5 +1,5 @@
 import { createKnowledgeStores, type KnowledgeStores } from '../../activities/knowledge/knowledge-stores';
-import type { DocumentRegistry, Embedder, HierarchyChunk, LeafCatalog, LeafHit, LeafStore, ParentStore } from '../../activities/ports';
+import type { DocumentRegistry, Embedder, HierarchyChunk, LeafCatalog, LeafHit, LeafStore, ParentStore, StoredLeaf } from '../../activities/ports';
 import type { DocumentRecord } from '../../core/knowledge/knowledge-base';
 
 /*
@@ -8,7 +8,7 @@ import type { DocumentRecord } from '../../core/knowledge/knowledge-base';
  * test/integration/.
  */
 
-export type Leaf = HierarchyChunk & { dense: number[]; source?: string };
+export type Leaf = StoredLeaf;
 
 /** A hook that may throw (or wait) before the n-th call (1-based) of an operation. */
 export type Hook = (call: number) => void | Promise<void>;
@@ -34,6 +34,9 @@ export class MemoryLeafStore implements LeafStore {
   async deleteByDocument(docId: string): Promise<void> {
     await this.beforeDelete(++this.deleteCalls);
     for (let i = this.leaves.length - 1; i >= 0; i--) if (this.leaves[i]?.file_path === docId) this.leaves.splice(i, 1);
+  }
+  async vectorsOfDocument(docId: string, model: string): Promise<Map<string, number[]>> {
+    return new Map(this.leaves.filter((leaf) => leaf.file_path === docId && leaf.embedding_model === model).map((leaf) => [leaf.text, [...leaf.dense]]));
   }
   async countByDocument(docId: string): Promise<number> {
     return this.leaves.filter((leaf) => leaf.file_path === docId).length;
@@ -121,6 +124,8 @@ export class FakeEmbedder implements Embedder {
   readonly batches: string[][] = [];
   /** Texts per request, as an HTTP embedder declares it (ingestion then embeds a leaf batch in such requests). */
   batchSize: number | undefined = undefined;
+  /** Requests ingestion may keep in flight (EMBEDDING_CONCURRENCY). */
+  concurrency: number | undefined = undefined;
   beforeEmbed: Hook = () => undefined;
   private calls = 0;
 

@@ -1,6 +1,6 @@
 import type { RowData } from '@zilliz/milvus2-sdk-node';
 import { RagError } from '../../../core/errors';
-import type { HierarchyChunk, LeafHit } from '../../ports';
+import type { LeafHit, StoredLeaf } from '../../ports';
 import { FIELD, INT_FIELDS, VARCHAR_LIMITS } from './schema';
 
 /*
@@ -46,7 +46,7 @@ export function rowsOf(results: unknown): Row[] {
 const utf8Bytes = (value: string) => Buffer.byteLength(value, 'utf8');
 
 /** A leaf as a Milvus row, after checking what Milvus would otherwise refuse with a less helpful message. */
-export function toLeafRow(leaf: HierarchyChunk & { dense: number[]; source?: string }, dim: number): RowData {
+export function toLeafRow(leaf: StoredLeaf, dim: number): RowData {
   const fail = (problem: string) => {
     throw new RagError('INVALID_INPUT', `leaf chunk ${JSON.stringify(leaf.chunk_id)} of ${JSON.stringify(leaf.filename)}: ${problem}`);
   };
@@ -73,7 +73,8 @@ export function toLeafRow(leaf: HierarchyChunk & { dense: number[]; source?: str
     parent_chunk_id: leaf.parent_chunk_id,
     root_chunk_id: leaf.root_chunk_id,
     chunk_level: leaf.chunk_level,
-    // A dynamic field (the collection has enable_dynamic_field, spec §6.10): no schema change for older collections.
+    // Dynamic fields (the collection has enable_dynamic_field, spec §6.10): no schema change for older collections.
     ...(leaf.source === undefined ? {} : { source: leaf.source }),
+    ...(leaf.embedding_model === undefined ? {} : { [FIELD.embeddingModel]: leaf.embedding_model }),
   };
 }

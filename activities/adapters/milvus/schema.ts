@@ -14,6 +14,8 @@ export const FIELD = {
   dense: 'dense_embedding',
   sparse: 'sparse_embedding',
   text: 'text',
+  /** A dynamic field: the embedding model that computed the row's dense vector (absent on rows written before it). */
+  embeddingModel: 'embedding_model',
 } as const;
 
 // spec §6.10: VARCHAR lengths. Milvus counts max_length in bytes of UTF-8, so inserts are checked in bytes.

@@ -6,7 +6,7 @@ import type { Info } from '@temporalio/activity';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { ingestActivities, type IngestDeps } from '../../../activities/ingest-activities';
 import { buildHierarchy, countLevels } from '../../../core/ingest/hierarchy';
-import type { IngestHeartbeat } from '../../../core/ingest/ingest-io';
+import type { IngestFileData, IngestFileInput, IngestHeartbeat } from '../../../core/ingest/ingest-io';
 import { ingestDoubles } from '../../support/ingest-doubles';
 
 /*
@@ -31,14 +31,15 @@ const logs: string[] = [];
 const keep = (level: string) => (message: string) => void logs.push(`${level} ${message}`);
 const logger: Logger = { log: (level, m) => keep(level)(m), trace: keep('TRACE'), debug: keep('DEBUG'), info: keep('INFO'), warn: keep('WARN'), error: keep('ERROR') };
 
-async function attempt(deps: IngestDeps | undefined, file: string, info: Partial<Info> = {}, during?: (env: MockActivityEnvironment) => void) {
+async function attempt(deps: IngestDeps | undefined, file: string, info: Partial<Info> = {}, during?: (env: MockActivityEnvironment) => void, input: Partial<IngestFileInput> = {}) {
   const env = new MockActivityEnvironment(info, { logger });
   const beats: IngestHeartbeat[] = [];
   env.on('heartbeat', (details: IngestHeartbeat) => beats.push(details));
   during?.(env);
   try {
     // The document id is the base name here, so chunk ids read as the spec's (`<filename>::p…`).
-    return { data: await env.run(ingestActivities(deps).ingestFile, { file, filename: path.basename(file), docId: path.basename(file) }), error: undefined, beats };
+    const data: IngestFileData = await env.run(ingestActivities(deps).ingestFile, { file, filename: path.basename(file), docId: path.basename(file), ...input } satisfies IngestFileInput);
+    return { data, error: undefined, beats };
   } catch (error) {
     return { data: undefined, error, beats };
   }
@@ -265,7 +266,7 @@ describe('ingestFile (spec §6.11 "Upload")', () => {
     expect(stored(deps, 'vanished.txt')).toEqual({ parents: 0, leaves: 0 });
   });
 
-  test('issue 14 §5: each wait is in the heartbeat: clearing, parents, then per batch embedding and inserting', async () => {
+  test('issue 14 §5: each wait is in the heartbeat: clearing, parents, then per batch embedding and inserting (batch k+1 embeds while k inserts)', async () => {
     const deps = ingestDoubles();
     const text = longText('K');
     const file = write('waits.txt', text);
@@ -273,10 +274,14 @@ describe('ingestFile (spec §6.11 "Upload")', () => {
     const { beats } = await attempt(deps, file);
     const waits = beats.flatMap((beat) => (beat.wait ? [`${beat.wait.on}${beat.wait.batch ? ` ${beat.wait.batch}/${beat.wait.batches} (${beat.wait.texts})` : ''}`] : []));
     const batches = batchesOf(l3);
+    const embedding = (i: number) => `embedding ${i + 1}/${batches.length} (${batches[i]})`;
+    const inserting = (i: number) => `inserting ${i + 1}/${batches.length} (${batches[i]})`;
     expect([...new Set(waits)]).toEqual([
       'clearing',
       'writing_parents',
-      ...batches.flatMap((n, i) => [`embedding ${i + 1}/${batches.length} (${n})`, `inserting ${i + 1}/${batches.length} (${n})`]),
+      embedding(0),
+      ...batches.slice(1).flatMap((_, i) => [embedding(i + 1), inserting(i)]),
+      inserting(batches.length - 1),
     ]);
     expect(beats.find((beat) => beat.wait?.on === 'embedding')?.wait).toEqual({ on: 'embedding', batch: 1, batches: batches.length, texts: 50, since: expect.any(Number) });
     expect(beats.at(-1)?.wait).toBeUndefined();
@@ -297,5 +302,116 @@ describe('ingestFile (spec §6.11 "Upload")', () => {
   test('a worker without a knowledge store fails ingestFile with INVALID_CONFIG', async () => {
     const { error } = await attempt(undefined, path.join(FIXTURES, 'guide.md'));
     expect(error).toMatchObject({ type: 'INVALID_CONFIG', nonRetryable: true });
+  });
+
+  test('issue 17 §4: a re-ingested document keeps the vectors of its unchanged leaves; an edited one embeds only its new leaves; reembed embeds all', async () => {
+    const deps = ingestDoubles();
+    const text = longText('R');
+    const file = write('reuse.txt', text);
+    const counts = expectedCounts(file, text);
+    const embeddedTexts = () => deps.embedder.batches.flat();
+    const vectorsById = () => new Map(deps.leafStore.leaves.map((leaf) => [leaf.chunk_id, leaf.dense]));
+    const readsVectors = (beats: IngestHeartbeat[]) => beats.some((beat) => beat.wait?.on === 'reading_vectors');
+    const firstTime = await attempt(deps, file);
+    expect(embeddedTexts()).toHaveLength(counts.l3);
+    expect(deps.leafStore.leaves.every((leaf) => leaf.embedding_model === 'fake-embedder')).toBe(true);
+    expect(readsVectors(firstTime.beats)).toBe(false); // a document never written has no vectors to read
+    const before = vectorsById();
+
+    // The same file again: every vector kept, nothing embedded, the same rows.
+    deps.embedder.batches.length = 0;
+    const again = await attempt(deps, file);
+    expect(again.data).toMatchObject({ ...counts, resumed_leaves: 0, leaves_reused: counts.l3 });
+    expect(embeddedTexts()).toEqual([]);
+    expect(vectorsById()).toEqual(before);
+    expect(again.beats.at(-1)).toMatchObject({ stage: 'inserted', leaves_reused: counts.l3 });
+    expect(readsVectors(again.beats)).toBe(true);
+
+    // An edited file: only the leaves whose text is new are embedded.
+    const oldTexts = new Set(deps.leafStore.leaves.map((leaf) => leaf.text));
+    const edited = text.replace('R第100句', 'R第100句（改）').replace('R第3000句', 'R第3000句（新增说明）');
+    writeFileSync(file, edited);
+    deps.embedder.batches.length = 0;
+    const changed = await attempt(deps, file);
+    const newLeaves = deps.leafStore.leaves.filter((leaf) => !oldTexts.has(leaf.text)).map((leaf) => leaf.text);
+    expect(newLeaves.length).toBeGreaterThan(0);
+    expect(embeddedTexts()).toEqual(newLeaves);
+    expect(changed.data?.leaves_reused).toBe(changed.data!.l3 - newLeaves.length);
+    expect(stored(deps, 'reuse.txt').leaves).toBe(changed.data!.l3);
+
+    // reembed: every leaf again, none kept.
+    deps.embedder.batches.length = 0;
+    const forced = await attempt(deps, file, {}, undefined, { reembed: true });
+    expect(embeddedTexts()).toHaveLength(changed.data!.l3);
+    expect(forced.data?.leaves_reused).toBeUndefined();
+
+    // Vectors another model computed are not reused.
+    for (const leaf of deps.leafStore.leaves) leaf.embedding_model = 'another-model';
+    deps.embedder.batches.length = 0;
+    await attempt(deps, file);
+    expect(embeddedTexts()).toHaveLength(changed.data!.l3);
+  });
+
+  test('issue 17 §4: the pipeline: batch 2 is embedded while batch 1 is inserted', async () => {
+    const deps = ingestDoubles();
+    let secondStarted: () => void = () => undefined;
+    const started = new Promise<string>((resolve) => (secondStarted = () => resolve('batch 2 embedding')));
+    deps.embedder.beforeEmbed = (call) => void (call === 2 && secondStarted());
+    let overlap = '';
+    let timer: NodeJS.Timeout | undefined;
+    deps.leafStore.beforeInsert = async (call) => {
+      if (call === 1) overlap = await Promise.race([started, new Promise<string>((resolve) => (timer = setTimeout(() => resolve('no overlap within 2 s'), 2_000)))]);
+      clearTimeout(timer);
+    };
+    const { data } = await attempt(deps, write('pipeline.txt', longText('P')));
+    expect(overlap).toBe('batch 2 embedding');
+    expect(stored(deps, 'pipeline.txt').leaves).toBe(data!.l3);
+  });
+
+  test('issue 17 §4: EMBEDDING_CONCURRENCY: at most n requests in flight; the rows are those of one request at a time', async () => {
+    const text = longText('C');
+    const run = async (concurrency: number) => {
+      const deps = ingestDoubles();
+      deps.embedder.batchSize = 10;
+      deps.embedder.concurrency = concurrency;
+      let inFlight = 0;
+      let most = 0;
+      deps.embedder.beforeEmbed = async () => {
+        most = Math.max(most, ++inFlight);
+        await new Promise((resolve) => setTimeout(resolve, 2));
+        inFlight--;
+      };
+      await attempt(deps, write(`concurrent-${concurrency}.txt`, text));
+      return { most, rows: deps.leafStore.leaves.map(({ chunk_idx, text: t, dense }) => [chunk_idx, t, dense]) };
+    };
+    const [one, three] = [await run(1), await run(3)];
+    expect(one.most).toBe(1);
+    expect(three.most).toBe(3);
+    expect(three.rows).toEqual(one.rows);
+  });
+
+  test('issue 17 §4: a request failing with others in flight: the leaves up to the first missing vector are kept, and the retry embeds only the rest', async () => {
+    const deps = ingestDoubles();
+    deps.embedder.batchSize = 10;
+    deps.embedder.concurrency = 3;
+    const text = longText('F');
+    const file = write('inflight.txt', text);
+    const counts = expectedCounts(file, text);
+    // Requests 1–5 are batch 1, 6–10 batch 2: request 7 fails while 8 and 9 are in flight.
+    deps.embedder.beforeEmbed = async (call) => {
+      await new Promise((resolve) => setTimeout(resolve, call === 7 ? 1 : 5));
+      if (call === 7) throw new Error('embedding model "e5" at http://127.0.0.1:8765/v1 timed out: no answer within 290 s for 10 text(s)');
+    };
+    const first = await attempt(deps, file, { attempt: 1, retryPolicy });
+    expect(stored(deps, 'inflight.txt').leaves).toBe(60);
+    expect((first.error as Error).message).toMatch(/keeps the 60 leaves inserted so far/);
+    expect(deps.embedder.batches.length).toBeLessThanOrEqual(8); // requests 1–6 and 8–9 at most; none after the failure
+    deps.embedder.beforeEmbed = () => undefined;
+    deps.embedder.batches.length = 0;
+    const second = await attempt(deps, file, { attempt: 2, retryPolicy, heartbeatDetails: first.beats.at(-1) });
+    expect(second.data).toMatchObject({ ...counts, resumed_leaves: 60 });
+    expect(deps.embedder.batches.flat()).toHaveLength(counts.l3 - 60);
+    expect(deps.leafStore.leaves.map((leaf) => leaf.chunk_id)).toEqual([...new Set(deps.leafStore.leaves.map((leaf) => leaf.chunk_id))]);
+    expect(stored(deps, 'inflight.txt')).toEqual({ parents: counts.l1 + counts.l2, leaves: counts.l3 });
   });
 });

@@ -21,7 +21,7 @@ describe('parseConfig defaults (spec §1, DESIGN.md §6)', () => {
       rerank: { enabled: false, model: null, endpoint: '', apiKey: null, timeoutSeconds: 5, minScore: 0 },
       temporal: { address: '127.0.0.1:7233', namespace: 'default', taskQueue: 'ragtime', tls: null, apiKey: undefined },
       milvus: { address: '127.0.0.1:19530', token: undefined, tls: null, collection: 'embeddings_collection', timeoutSeconds: 30 },
-      embeddings: { baseUrl: 'http://127.0.0.1:8765/v1', model: 'multilingual-e5-small-q4', dim: 384, msPerText: ENV_DEFAULTS.EMBEDDING_MS_PER_TEXT },
+      embeddings: { baseUrl: 'http://127.0.0.1:8765/v1', model: 'multilingual-e5-small-q4', dim: 384, msPerText: ENV_DEFAULTS.EMBEDDING_MS_PER_TEXT, concurrency: 1 },
       models: {
         provider: 'auto',
         apiKey: undefined,
@@ -75,7 +75,7 @@ describe('parseConfig defaults (spec §1, DESIGN.md §6)', () => {
     const { rerank, retrieval, embeddings } = config;
     expect(rerank).toMatchObject({ enabled: false, model: null, endpoint: '', apiKey: null, timeoutSeconds: 5 });
     expect(retrieval).toStrictEqual({ topK: 8, candidateMultiplier: 3, candidateKRaw: '30', leafRetrieveLevel: 3 });
-    expect(embeddings).toStrictEqual({ baseUrl: ENV_DEFAULTS.EMBEDDING_BASE_URL, model: 'BAAI/bge-m3', dim: 1024, msPerText: ENV_DEFAULTS.EMBEDDING_MS_PER_TEXT });
+    expect(embeddings).toStrictEqual({ baseUrl: ENV_DEFAULTS.EMBEDDING_BASE_URL, model: 'BAAI/bge-m3', dim: 1024, msPerText: ENV_DEFAULTS.EMBEDDING_MS_PER_TEXT, concurrency: 1 });
     // Only the rerank variables have a placeholder filter (spec §6.6.1); model placeholders stay.
     expect(config.models.fastModel).toBe('your_fast_model_name');
   });
@@ -207,6 +207,14 @@ describe("ragtime's services (DESIGN.md §6)", () => {
     expect(() => parseConfig({ EMBEDDING_MS_PER_TEXT: '0' })).toThrow(
       'EMBEDDING_MS_PER_TEXT="0" is not a positive number of milliseconds: set one, or unset it to use the default ' + ENV_DEFAULTS.EMBEDDING_MS_PER_TEXT,
     );
+  });
+
+  test('EMBEDDING_CONCURRENCY (issue 17 §4: embedding requests one ingested file keeps in flight): 1 by default, 1–16', () => {
+    expect(parseConfig({}).embeddings.concurrency).toBe(1);
+    expect(parseConfig({ EMBEDDING_CONCURRENCY: '4' }).embeddings.concurrency).toBe(4);
+    for (const bad of ['0', '17', '2.5']) {
+      expect(() => parseConfig({ EMBEDDING_CONCURRENCY: bad })).toThrow(`EMBEDDING_CONCURRENCY="${bad}" is not a whole number of requests from 1 to 16`);
+    }
   });
 
   test.each([
