@@ -41,7 +41,8 @@ const HELP = `usage: npx tsx bench/orchestration.ts [options]
                             the peer's names (support/scenarios.ts; simple = fast); hitl only at concurrency 1, as
                             the peer: its p50 is ask → awaiting input, its resume p50 answer → outcome
                             floor: the simple run's shape on Temporal with no ragtime code (support/floor-workflow.ts)
-                            floor-local: the same with local activities (one workflow task; not how ragtime runs)
+                            floor-3: the fast run's shape at speculation off (3 activities, then 1 local; 4 tasks)
+                            floor-local: the floor's two activities as local ones (one workflow task; not how ragtime runs)
   --in-process-runs N       measured in-process runs per cell (default 2000; they take microseconds)
   --profile N               then run N more simple (and floor) runs one at a time; break their time down by history event
   --json FILE               also write the results as JSON
@@ -51,8 +52,10 @@ ${LATENCY_FLAGS_HELP}
 ${WORKER_FLAGS_HELP}
 env: TEMPORAL_ADDRESS (default 127.0.0.1:7233)`;
 
-type BenchScenario = ScenarioName | 'floor' | 'floor-local';
-const isFloor = (scenario: BenchScenario): scenario is 'floor' | 'floor-local' => scenario === 'floor' || scenario === 'floor-local';
+const FLOOR_WORKFLOWS = { floor: 'benchFloorWorkflow', 'floor-3': 'benchFloor3Workflow', 'floor-local': 'benchFloorLocalWorkflow' } as const;
+type FloorScenario = keyof typeof FLOOR_WORKFLOWS;
+type BenchScenario = ScenarioName | FloorScenario;
+const isFloor = (scenario: BenchScenario): scenario is FloorScenario => scenario in FLOOR_WORKFLOWS;
 
 type Cell = {
   scenario: BenchScenario;
@@ -101,7 +104,7 @@ async function main(): Promise<void> {
   };
   const scenarios = values.scenarios.split(',').map((name) => SCENARIO_ALIASES[name.trim()] ?? name.trim()) as BenchScenario[];
   for (const name of scenarios) {
-    if (!isFloor(name) && !(name in SCENARIOS)) throw new Error(`unknown scenario ${JSON.stringify(name)} (${Object.keys(SCENARIOS).join(', ')}, floor, floor-local)`);
+    if (!isFloor(name) && !(name in SCENARIOS)) throw new Error(`unknown scenario ${JSON.stringify(name)} (${Object.keys(SCENARIOS).join(', ')}, ${Object.keys(FLOOR_WORKFLOWS).join(', ')})`);
   }
   const latency = latencyFromFlags(values);
   const speculation = SpeculationLevel.parse(values.speculation);
@@ -262,10 +265,10 @@ function splitHitl(loop: Summary, parts: Map<number, HitlParts>, warmup: number,
 }
 
 /** One floor run, started the way `ask` starts a run: update-with-start, waiting for the update's result. */
-function floorRun(client: Client, taskQueue: string, tracker: RunTracker, scenario: 'floor' | 'floor-local'): Promise<string> {
+function floorRun(client: Client, taskQueue: string, tracker: RunTracker, scenario: FloorScenario): Promise<string> {
   const workflowId = `bench-${scenario}-${randomUUID()}`;
   return trackedRun(tracker, workflowId, async () => {
-    const start = new WithStartWorkflowOperation<typeof benchFloorWorkflow>(scenario === 'floor' ? 'benchFloorWorkflow' : 'benchFloorLocalWorkflow', {
+    const start = new WithStartWorkflowOperation<typeof benchFloorWorkflow>(FLOOR_WORKFLOWS[scenario], {
       workflowId,
       taskQueue,
       workflowIdConflictPolicy: 'FAIL',
