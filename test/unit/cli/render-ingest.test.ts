@@ -24,6 +24,7 @@ test('each wait, named with its batch, how long so far, its budget and where', (
     renderIngestAttempt(attempt({ heartbeat: inserting }), NOW),
     renderIngestAttempt(attempt({ heartbeat: beat({ stage: 'cleared', wait: { on: 'writing_parents', texts: 10, since: NOW - 1_000 } }) }), NOW),
     renderIngestAttempt(attempt({ heartbeat: beat({ stage: 'split', wait: { on: 'clearing', since: NOW } }) }), NOW),
+    renderIngestAttempt(attempt({ heartbeat: beat({ stage: 'split', wait: { on: 'reading_vectors', target: 'embeddings_collection', since: NOW - 2_000 } }) }), NOW),
     renderIngestAttempt(attempt({ heartbeat: beat({ stage: 'parsing', pages_parsed: 4, pages_total: 20 }) }), NOW),
     renderIngestAttempt(attempt({ heartbeat: null }), NOW),
   ]).toMatchInlineSnapshot(`
@@ -32,6 +33,7 @@ test('each wait, named with its batch, how long so far, its budget and where', (
       "inserting batch 3/7 (50 leaves) into Milvus (knowledge base embeddings_collection), waiting 0 s",
       "writing 10 parent chunks to the parent store, waiting 1 s",
       "clearing the document's previous chunks from both stores, waiting 0 s",
+      "reading the vectors of the document's stored leaves (kept where a leaf is unchanged), waiting 2 s",
       "parsing page 4/20",
       "starting",
     ]
