@@ -46,7 +46,7 @@ const HELP = `usage: npx tsx bench/orchestration.ts [options]
   --in-process-runs N       measured in-process runs per cell (default 2000; they take microseconds)
   --profile N               then run N more simple (and floor) runs one at a time; break their time down by history event
   --json FILE               also write the results as JSON
-  --speculation LEVEL       off (default), retrieve, grade or answer: what the runs speculate (issue 17 §2)
+  --speculation LEVEL       off (default), retrieve, grade, answer or rewrite: what the runs speculate (issue 17 §2)
 ${LATENCY_FLAGS_HELP}
   --max-seconds N           abort after N seconds (default 600)
 ${WORKER_FLAGS_HELP}

@@ -237,7 +237,7 @@ function apiTokens(list: Found | undefined, file: Found | undefined, files: Conf
   return [...fromList, ...take(parseApiTokensFile(text, file.value))];
 }
 
-/** SPECULATION: off, retrieve, grade or answer (case-insensitive); unset: the default. */
+/** SPECULATION: off, retrieve, grade, answer or rewrite (case-insensitive); unset: the default. */
 function speculationLevel(source: Found | undefined, report: (message: string) => void): SpeculationLevel {
   if (source === undefined) return ENV_DEFAULTS.SPECULATION;
   const parsed = SpeculationLevel.safeParse(source.value.toLowerCase());

@@ -2,6 +2,7 @@ import { proxyActivities } from '@temporalio/workflow';
 import type { RagActivities } from '../activities/contracts';
 import { evidenceAfterRoute, gradeStep } from '../core/graph/grade-step';
 import { gradeForNoDocs } from '../core/graph/grade-update';
+import { REWRITE_BUDGET } from '../core/graph/resolve-route';
 import { simpleQuestionFastPathReason } from '../core/graph/fast-path';
 import type { RagRun } from '../core/run/rag-run';
 import type { StepGroup } from '../core/progress/rag-step';
@@ -13,7 +14,7 @@ import {
 } from '../core/trace/writers';
 import { MODEL_CALL, RETRIEVAL } from './activity-options';
 import { noteModels } from './publish-state';
-import { speculatorOf, type Speculative } from './speculation';
+import { speculatorOf, type Speculative, type Speculator } from './speculation';
 
 export type RetrieveResult = Awaited<ReturnType<RagActivities['retrieve']>>;
 /** A grade of the evidence, or null when there was none to grade (the no-docs constants apply, spec §4.5.1). */
@@ -69,6 +70,33 @@ export const callGrader = (run: RagRun, docs: RagRun['docs'], isSubAgent: boolea
 export const callAnswerWriter = (question: string, docs: RagRun['docs'], speculative = false) =>
   models.generateAnswer.executeWithOptions({ ...MODEL_CALL, summary: `${speculative ? 'speculative ' : ''}generate_answer` }, [{ question, docs }]);
 
+/** `rewrite_question`'s activity call; a speculative one runs beside the grader (level `rewrite`). */
+const callRewritePlan = (question: string, rewriteCount: number, speculative = false) =>
+  models.planRewrite.executeWithOptions({ ...MODEL_CALL, summary: `${speculative ? 'speculative ' : ''}rewrite_question` }, [{ question, rewriteCount }]);
+
+/** `retrieve_rewritten`'s activity call for the rewritten query. */
+const callRewrittenRetrieval = (run: RagRun, query: string, speculative = false): Promise<RetrieveResult> =>
+  retrieval.retrieve.executeWithOptions({ ...RETRIEVAL, summary: `${speculative ? 'speculative ' : ''}retrieve_rewritten` }, [{ query, purpose: 'rewritten', ...kbOf(run) }]);
+
+/** A rewrite started beside the grader: its plan, and the rewritten query's retrieval already running. */
+type RewriteAhead = { plan: Awaited<ReturnType<typeof callRewritePlan>>; retrieved: Promise<RetrieveResult> };
+
+async function rewriteAhead(run: RagRun, question: string, rewriteCount: number): Promise<RewriteAhead> {
+  const plan = await callRewritePlan(question, rewriteCount, true);
+  const retrieved = callRewrittenRetrieval(run, plan.data.rewritten_query, true);
+  retrieved.catch(() => undefined); // awaited by the rewrite node when used; a dropped one is cancelled
+  return { plan, retrieved };
+}
+
+/**
+ * At level `rewrite`: the rewrite beside a grade of `docs` for the top-level question, when that grade could route to
+ * rewrite (spec §4.5.3: evidence to grade, the rewrite budget unspent). Started once per question.
+ */
+export function speculateRewrite(speculator: Speculator, run: RagRun, question: string, docs: RagRun['docs']): void {
+  const rewriteCount = run.rewriteCount;
+  if (docs.length > 0 && rewriteCount < REWRITE_BUDGET) speculator.rewriteFor(question, () => rewriteAhead(run, question, rewriteCount));
+}
+
 /**
  * `retrieve_initial` (spec §4.4): a new trace; complexity fields are null in sub-questions. `ahead`: the same call,
  * started speculatively beside the planner; its result is applied here, in the graph's order, as if called now.
@@ -102,11 +130,13 @@ export async function gradeDocuments(run: RagRun, isSubAgent: boolean, group: St
   const question = run.question;
   const docs = run.docs;
   speculator?.draftFor(question, docs, () => callAnswerWriter(question, docs, true));
+  if (speculator) speculateRewrite(speculator, run, question, docs);
   const graded = ahead ? await ahead.use() : docs.length === 0 ? null : await callGrader(run, docs, isSubAgent, group);
   const input = { docs, rewriteCount: run.rewriteCount, isSubAgent };
   const { data, traceFragment, producedBy } = graded ?? withGrade(gradeStep({ ...input, grade: gradeForNoDocs() }), gradeForNoDocs());
   noteModels(run, producedBy);
   speculator?.settleDraft(data.route);
+  speculator?.settleRewrite(data.route);
   run.route = data.route;
   run.retrievalStatus = data.retrievalStatus;
   run.docs = evidenceAfterRoute(data.route, run.docs);
@@ -136,7 +166,8 @@ function withGrade(step: ReturnType<typeof gradeStep>, grade: ReturnType<typeof 
 }
 
 /**
- * `rewrite_question` then `retrieve_rewritten` (spec §4.7–§4.8): one rewrite, after which the graph grades again.
+ * `rewrite_question` then `retrieve_rewritten` (spec §4.7–§4.8): one rewrite, after which the graph grades again. At
+ * speculation level `rewrite` both may have started beside the grader; their results are applied here, in order.
  * Returns false when the budget was already spent (nothing retrieved, the run ends as no_knowledge).
  */
 export async function rewriteAndRetrieve(run: RagRun): Promise<boolean> {
@@ -150,9 +181,9 @@ export async function rewriteAndRetrieve(run: RagRun): Promise<boolean> {
     return false;
   }
   run.step(steps.rewriteStarted(), Date.now());
-  const plan = await models.planRewrite.executeWithOptions({ ...MODEL_CALL, summary: 'rewrite_question' }, [
-    { question: run.question, rewriteCount: run.rewriteCount },
-  ]);
+  const speculative = speculatorOf(run)?.takeRewrite<RewriteAhead>(run.question) ?? null;
+  const ahead = speculative ? await speculative.use() : null;
+  const plan = ahead?.plan ?? (await callRewritePlan(run.question, run.rewriteCount));
   const rewrite = plan.data;
   noteModels(run, plan.producedBy);
   run.rewriteCount += 1;
@@ -161,9 +192,7 @@ export async function rewriteAndRetrieve(run: RagRun): Promise<boolean> {
 
   run.step(steps.rewrittenRetrievalStarted(rewrite.rewrite_method), Date.now());
   run.audit.beginInvocation('rewritten', rewrite.rewritten_query, Date.now());
-  const result = await retrieval.retrieve.executeWithOptions({ ...RETRIEVAL, summary: 'retrieve_rewritten' }, [
-    { query: rewrite.rewritten_query, purpose: 'rewritten', ...kbOf(run) },
-  ]);
+  const result = ahead ? await ahead.retrieved : await callRewrittenRetrieval(run, rewrite.rewritten_query);
   run.retrieved(result.data, 'rewritten');
   run.docs = result.data.docs;
   run.applyTrace(rewrittenRetrievalFragment(rewrite, run.docs), result.traceFragment);

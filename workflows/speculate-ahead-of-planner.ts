@@ -1,6 +1,6 @@
 import { simpleQuestionFastPathReason } from '../core/graph/fast-path';
 import type { RagRun } from '../core/run/rag-run';
-import { callAnswerWriter, callGrader, callInitialRetrieval, type GradeResult, type RetrieveResult } from './graph-nodes';
+import { callAnswerWriter, callGrader, callInitialRetrieval, speculateRewrite, type GradeResult, type RetrieveResult } from './graph-nodes';
 import { speculatorOf, type Speculative } from './speculation';
 
 /** What runs beside the planner: the question's retrieval and, at level `grade`, its grade. */
@@ -9,7 +9,8 @@ export type AheadOfPlanner = { retrieval: Speculative<RetrieveResult>; grade: Sp
 /**
  * When the fast path misses (spec §4.2.1) the planner model decides, and the graph waits on it before its first
  * retrieval. At speculation level `retrieve` that retrieval of the question starts now, beside the planner; at `grade`
- * its grade follows as soon as the evidence is in (and at `answer`, the answer draft beside the grade). A planner that
+ * its grade follows as soon as the evidence is in (at `answer`, the answer draft beside the grade; at `rewrite`, the
+ * rewrite too). A planner that
  * says simple gets them as the steps it would have run next (with the same inputs, so the same results and trace);
  * one that says complex drops them. Null when nothing is speculated.
  */
@@ -29,6 +30,7 @@ export function speculateAheadOfPlanner(run: RagRun): AheadOfPlanner | null {
         // meanwhile (the planner said complex): nothing more starts.
         if (docs.length === 0 || grade?.closed) return null;
         speculator.draftFor(question, docs, () => callAnswerWriter(question, docs, true));
+        speculateRewrite(speculator, run, question, docs);
         // The planner has not answered, so the run's state is still the question's first pass: rewriteCount 0. The
         // call counts from here: a grade dropped while its retrieval still ran has sent nothing.
         if (grade) grade.modelCalls = 1;

@@ -68,6 +68,9 @@ export class Speculative<T> {
   }
 }
 
+/** A rewrite planned (and its question retrieved) beside the grader, for one question. */
+type RewriteAhead<T> = { speculative: Speculative<T>; question: string };
+
 /** An answer drafted beside the grader, for one question and one evidence list. */
 type Draft<T> = { speculative: Speculative<T>; question: string; evidence: string };
 const evidenceKey = (docs: readonly Chunk[]): string => JSON.stringify(docs);
@@ -76,6 +79,7 @@ const evidenceKey = (docs: readonly Chunk[]): string => JSON.stringify(docs);
 export class Speculator {
   private readonly records: SpeculationRecord[] = [];
   private draft: Draft<unknown> | null = null;
+  private rewrite: RewriteAhead<unknown> | null = null;
 
   constructor(
     readonly level: SpeculationLevel,
@@ -125,10 +129,38 @@ export class Speculator {
     return draft.speculative as Speculative<T>;
   }
 
+  /** At `rewrite`: the rewrite of this question (plan, then retrieval), started now unless one is already running. */
+  rewriteFor<T>(question: string, plan: () => Promise<T>): void {
+    if (!this.reaches('rewrite') || this.rewrite?.question === question) return;
+    this.rewrite?.speculative.discard('the question changed before it was graded');
+    this.rewrite = { speculative: this.start('rewrite', question, 1, plan), question };
+  }
+
+  /** After a grade: the rewrite is kept only for route `rewrite`, else dropped. */
+  settleRewrite(route: string): void {
+    if (route === 'rewrite' || !this.rewrite) return;
+    this.rewrite.speculative.discard(`the grade routed to ${route}`);
+    this.rewrite = null;
+  }
+
+  /** The rewrite node's speculative rewrite: released only when planned for the question being rewritten. */
+  takeRewrite<T>(question: string): Speculative<T> | null {
+    const rewrite = this.rewrite;
+    this.rewrite = null;
+    if (!rewrite) return null;
+    if (rewrite.question !== question) {
+      rewrite.speculative.discard('planned for another question');
+      return null;
+    }
+    return rewrite.speculative as Speculative<T>;
+  }
+
   /** Drops whatever is still pending (the run ends, or fails, without needing it). */
   discardPending(reason: string): void {
     this.draft?.speculative.discard(reason);
     this.draft = null;
+    this.rewrite?.speculative.discard(reason);
+    this.rewrite = null;
   }
 }
 

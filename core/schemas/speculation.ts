@@ -7,11 +7,14 @@ import { z } from 'zod';
  *   grade     … and its grading, once retrieved
  *   answer    whenever evidence is retrieved for the top-level question: the answer draft runs beside the grader
  *             (released only when the grade routes to `answer` for the question and evidence the draft was written from)
+ *   rewrite   … and the rewrite (its plan, then the rewritten question's retrieval) beside every grade that could
+ *             route to `rewrite` (the top-level question, evidence to grade, the rewrite budget unspent); kept only
+ *             when it does. Not a default: it costs a model call and a retrieval on every question answered at once.
  * The 59-field trace and the outcome's route, evidence and answer are the same at every level; only the time differs,
  * and the outcome's `speculation` says what was tried, kept and wasted.
  */
 
-export const SPECULATION_LEVELS = ['off', 'retrieve', 'grade', 'answer'] as const;
+export const SPECULATION_LEVELS = ['off', 'retrieve', 'grade', 'answer', 'rewrite'] as const;
 export const SpeculationLevel = z.enum(SPECULATION_LEVELS);
 export type SpeculationLevel = z.infer<typeof SpeculationLevel>;
 
@@ -28,7 +31,7 @@ export const speculatesAt = (level: SpeculationLevel, step: Exclude<SpeculationL
  * started it is never sent: an upper bound), and `ms` of workflow time from its start until it was used or dropped.
  */
 export const SpeculationRecord = z.object({
-  kind: z.enum(['retrieve', 'grade', 'answer']),
+  kind: z.enum(['retrieve', 'grade', 'answer', 'rewrite']),
   question: z.string(),
   outcome: z.enum(['used', 'discarded']),
   /** Why it was dropped (the planner said complex, the grade routed elsewhere, …); null when used. */

@@ -166,4 +166,24 @@ export const REPLAY_SCENARIOS: ReplayScenario[] = [
       return rag.answer(first.workflowId, 'v2');
     },
   },
+  {
+    // Level rewrite: the rewrite planned and retrieved beside the first grade is used when that grade rewrites.
+    name: 'speculative-rewrite-level',
+    script: {
+      retrieve: retrievalTable({ [Q1]: [c1], [`${Q1}\n\n退步问题：角色属性体系是什么？`]: [c2] }),
+      grades: { [Q1]: [weakRewrite, strong] },
+      rewritePlans: [stepBackPlan('角色属性体系是什么？')],
+    },
+    run: (rag, sessionId) => rag.ask(Q1, { sessionId, speculation: 'rewrite' }),
+  },
+  {
+    // Level rewrite: the grade answers at once, so the rewrite started beside it is dropped (cancelled).
+    name: 'speculative-rewrite-dropped',
+    script: {
+      retrieve: retrievalTable({ [Q1]: [c1] }),
+      grades: { [Q1]: [strong] },
+      rewritePlans: [stepBackPlan('角色属性体系是什么？')],
+    },
+    run: (rag, sessionId) => rag.ask(Q1, { sessionId, speculation: 'rewrite' }),
+  },
 ];

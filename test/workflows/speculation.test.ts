@@ -43,10 +43,11 @@ const askName = grade('strong', 'partial', 'missing_slot', 'clarify', 0.6, { hit
 
 type Scenario = { script: () => AdapterScript; question: string; answer?: string };
 const SCENARIOS: Record<string, Scenario> = {
-  fast: { question: Q, script: () => ({ retrieve: retrievalTable({ [Q]: [c1] }), grades: { [Q]: [sure] } }) },
+  // Scenarios that never rewrite still script a rewrite plan: at level rewrite one is planned beside each grade.
+  fast: { question: Q, script: () => ({ retrieve: retrievalTable({ [Q]: [c1] }), grades: { [Q]: [sure] }, rewritePlans: [stepBackPlan(STEP_BACK)] }) },
   planner: {
     question: QP,
-    script: () => ({ retrieve: retrievalTable({ [QP]: [c3] }), planner: plannerResult('simple', '单一主题', []), grades: { [QP]: [sure] } }),
+    script: () => ({ retrieve: retrievalTable({ [QP]: [c3] }), planner: plannerResult('simple', '单一主题', []), grades: { [QP]: [sure] }, rewritePlans: [stepBackPlan(STEP_BACK)] }),
   },
   rewrite: {
     question: QR,
@@ -63,12 +64,17 @@ const SCENARIOS: Record<string, Scenario> = {
       retrieve: retrievalTable({ [QC]: [c1], ...Object.fromEntries(SUBS.map((sub, i) => [sub, [subDocs[i] as Chunk]])) }),
       planner: plannerResult('complex', '涉及多维度比较', SUBS),
       grades: { [QC]: [sure], ...Object.fromEntries(SUBS.map((sub) => [sub, [sure]])) },
+      rewritePlans: [stepBackPlan(STEP_BACK)],
     }),
   },
   hitl: {
     question: QR,
     answer: '丹瑾',
-    script: () => ({ retrieve: retrievalTable({ [QR]: [weak], [Q_STAR]: [c1] }), grades: { [QR]: [askName], [Q_STAR]: [sure] } }),
+    script: () => ({
+      retrieve: retrievalTable({ [QR]: [weak], [Q_STAR]: [c1] }),
+      grades: { [QR]: [askName], [Q_STAR]: [sure] },
+      rewritePlans: [stepBackPlan(STEP_BACK), stepBackPlan(STEP_BACK)],
+    }),
   },
 };
 
@@ -111,7 +117,10 @@ const observable = (outcome: RagOutcome) => ({
   answer_null_reason: outcome.answer_null_reason,
 });
 
-const LEVELS: SpeculationLevel[] = ['retrieve', 'grade', 'answer'];
+const LEVELS: SpeculationLevel[] = ['retrieve', 'grade', 'answer', 'rewrite'];
+const SPECULATIVE_SUMMARIES = ['retrieve_initial', 'grade_documents', 'generate_answer', 'rewrite_question', 'retrieve_rewritten'].map((name) => `speculative ${name}`);
+/** The records of a level, as [kind, outcome], leaving out the rewrite level's own (checked apart). */
+const withoutRewrites = (records: Array<{ kind: string; outcome: string }>) => records.filter((record) => record.kind !== 'rewrite').map((record) => [record.kind, record.outcome]);
 
 describe.each(Object.keys(SCENARIOS))('%s: the same run at every speculation level', (name) => {
   let off: RagOutcome;
@@ -132,14 +141,27 @@ describe.each(Object.keys(SCENARIOS))('%s: the same run at every speculation lev
     // that started it never reaches the history: the SDK drops the schedule command with the cancel).
     const speculative = summaries.filter((summary) => summary.startsWith('speculative '));
     const records = report?.records ?? [];
-    expect(speculative.length).toBeLessThanOrEqual(records.length);
+    // (A rewrite is two activities: its plan, then the rewritten question's retrieval.)
+    expect(speculative.length).toBeLessThanOrEqual(records.length + records.filter((record) => record.kind === 'rewrite').length);
     expect(speculative.length).toBeGreaterThanOrEqual(records.filter((record) => record.kind === 'retrieve' || record.outcome === 'used').length);
-    expect(speculative.every((summary) => ['speculative retrieve_initial', 'speculative grade_documents', 'speculative generate_answer'].includes(summary))).toBe(true);
+    expect(speculative.every((summary) => SPECULATIVE_SUMMARIES.includes(summary))).toBe(true);
+    const rewrites = records.filter((record) => record.kind === 'rewrite').map((record) => [record.outcome, record.reason]);
+    if (level !== 'rewrite') expect(rewrites).toEqual([]);
+    else if (name === 'rewrite') {
+      // The first grade routes to rewrite: the rewrite planned and retrieved beside it is used, both activities named.
+      expect(rewrites).toEqual([['used', null]]);
+      expect(summaries).toEqual(expect.arrayContaining(['speculative rewrite_question', 'speculative retrieve_rewritten']));
+      expect(summaries).not.toContain('rewrite_question');
+    } else if (name !== 'complex') {
+      // Every grade of the top-level question that could have rewritten, and did not: dropped, one model call each.
+      expect(rewrites.length).toBeGreaterThanOrEqual(1);
+      expect(rewrites.every(([outcome, reason]) => outcome === 'discarded' && /^the grade routed to (answer|clarify)$/.test(String(reason)))).toBe(true);
+    }
     if (name === 'planner') {
       // The planner said simple: what ran beside it is used, nothing is wasted.
       const kinds = level === 'retrieve' ? ['retrieve'] : level === 'grade' ? ['retrieve', 'grade'] : ['retrieve', 'answer', 'grade'];
-      expect(report?.records.map((record) => record.kind).sort()).toEqual([...kinds].sort());
-      expect(report).toMatchObject({ discarded: 0, wastedModelCalls: 0 });
+      expect(report?.records.filter((record) => record.kind !== 'rewrite').map((record) => record.kind).sort()).toEqual([...kinds].sort());
+      expect(report).toMatchObject(level === 'rewrite' ? { discarded: 1, wastedModelCalls: 1 } : { discarded: 0, wastedModelCalls: 0 });
     }
     if (name === 'complex') {
       // The planner said complex: whatever ran beside it is dropped and counted.
@@ -148,14 +170,14 @@ describe.each(Object.keys(SCENARIOS))('%s: the same run at every speculation lev
     }
     if (name === 'fast') {
       // The fast path skips the planner: only the answer level has something to overlap (the draft beside the grade).
-      expect(report?.records.map((record) => [record.kind, record.outcome])).toEqual(level === 'answer' ? [['answer', 'used']] : []);
+      expect(withoutRewrites(records)).toEqual(level === 'answer' || level === 'rewrite' ? [['answer', 'used']] : []);
     }
     if (name === 'rewrite' || name === 'hitl') {
       // The first grade routes away from answer: its draft is discarded (one wasted call); the last grade's is used.
-      expect(report?.records.map((record) => [record.kind, record.outcome])).toEqual(
-        level === 'answer' ? [['answer', 'discarded'], ['answer', 'used']] : [],
-      );
-      expect(report?.wastedModelCalls).toBe(level === 'answer' ? 1 : 0);
+      expect(withoutRewrites(records)).toEqual(level === 'answer' || level === 'rewrite' ? [['answer', 'discarded'], ['answer', 'used']] : []);
+      // At rewrite: the hitl run's two grades each drop a rewrite (the first routes to clarify, the second to answer).
+      const wastedRewrites = level === 'rewrite' && name === 'hitl' ? 2 : 0;
+      expect(report?.wastedModelCalls).toBe((level === 'answer' || level === 'rewrite' ? 1 : 0) + wastedRewrites);
     }
   }, 60_000);
 });

@@ -14,6 +14,7 @@ describe('SPECULATION (issue 17 §2)', () => {
     expect(parseConfig({ SPECULATION: ' Retrieve ' }).speculation).toBe('retrieve');
     expect(parseConfig({ SPECULATION: 'GRADE' }).speculation).toBe('grade');
     expect(parseConfig({ SPECULATION: 'answer' }).speculation).toBe('answer');
+    expect(parseConfig({ SPECULATION: 'rewrite' }).speculation).toBe('rewrite');
   });
 
   test('an unknown level is refused, naming the levels', () => {
@@ -24,14 +25,15 @@ describe('SPECULATION (issue 17 §2)', () => {
       if (!isRagError(error)) throw error;
       message = error.message;
     }
-    expect(message).toContain(`SPECULATION="all" is not one of off, retrieve, grade, answer: set one, or unset it to use the default ${DEFAULT_SPECULATION}`);
+    expect(message).toContain(`SPECULATION="all" is not one of off, retrieve, grade, answer, rewrite: set one, or unset it to use the default ${DEFAULT_SPECULATION}`);
   });
 
   test('each level includes the ones before it', () => {
     expect(['retrieve', 'grade', 'answer'].map((step) => speculatesAt('off', step as 'retrieve'))).toEqual([false, false, false]);
     expect(['retrieve', 'grade', 'answer'].map((step) => speculatesAt('retrieve', step as 'retrieve'))).toEqual([true, false, false]);
     expect(['retrieve', 'grade', 'answer'].map((step) => speculatesAt('grade', step as 'retrieve'))).toEqual([true, true, false]);
-    expect(['retrieve', 'grade', 'answer'].map((step) => speculatesAt('answer', step as 'retrieve'))).toEqual([true, true, true]);
+    expect(['retrieve', 'grade', 'answer', 'rewrite'].map((step) => speculatesAt('answer', step as 'retrieve'))).toEqual([true, true, true, false]);
+    expect(['retrieve', 'grade', 'answer', 'rewrite'].map((step) => speculatesAt('rewrite', step as 'retrieve'))).toEqual([true, true, true, true]);
   });
 
   test('the report counts what was used and what was wasted', () => {
