@@ -124,9 +124,10 @@ async function ingestOne(
 
   let kbStores: KbStores;
   let adopted: DocumentRecord[];
+  let registered: boolean;
   try {
     kbStores = await knowledge.open(kb, { create: true });
-    adopted = await claimDocument(knowledge, kbStores.kb, prepared, replace);
+    ({ adopted, registered } = await claimDocument(knowledge, kbStores.kb, prepared, replace));
   } catch (error) {
     throw await failedBeforeStoring(error);
   }
@@ -144,7 +145,7 @@ async function ingestOne(
       await knowledge.documents.remove(kbStores.kb, old.doc_id);
     }
     // Vectors to keep exist only where the document was written before: registered, or by an earlier attempt.
-    const stored = (await knowledge.documents.get(kbStores.kb, prepared.docId)) !== null || (previous !== null && STORES_TOUCHED.has(previous.stage));
+    const stored = registered || (previous !== null && STORES_TOUCHED.has(previous.stage));
     ({ reused } = await storeFile(prepared, from, deps, progress, { signal: context.cancellationSignal, reuse: stored && !reembed }));
     await knowledge.documents.put(recordOf(kbStores.kb, prepared));
   } catch (error) {
@@ -171,9 +172,9 @@ async function ingestOne(
  * Who the document id belongs to before this file is written (DESIGN §4b). The same id read from the same file is
  * the same document: it is replaced. The same id held by another file is refused unless `replace`. Documents of
  * this same file registered under another id before ids existed (content_hash '', ids were absolute paths) are
- * this document: returned, to be replaced by it.
+ * this document: returned (`adopted`), to be replaced by it. `registered`: the id has a record already.
  */
-async function claimDocument(knowledge: KnowledgeStores, kb: string, prepared: PreparedFile, replace: boolean): Promise<DocumentRecord[]> {
+async function claimDocument(knowledge: KnowledgeStores, kb: string, prepared: PreparedFile, replace: boolean): Promise<{ adopted: DocumentRecord[]; registered: boolean }> {
   const existing = await knowledge.documents.get(kb, prepared.docId);
   if (existing && existing.source !== '' && existing.source !== prepared.source && !replace) {
     throw new RagError(
@@ -183,7 +184,7 @@ async function claimDocument(knowledge: KnowledgeStores, kb: string, prepared: P
     );
   }
   const sameFile = await knowledge.documents.findBySource(kb, prepared.source);
-  return sameFile.filter((record) => record.doc_id !== prepared.docId && record.content_hash === '');
+  return { adopted: sameFile.filter((record) => record.doc_id !== prepared.docId && record.content_hash === ''), registered: existing !== null };
 }
 
 /** The registry record of a document just written. */

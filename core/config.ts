@@ -13,6 +13,8 @@ import { TlsSettings, readTlsSettings } from './tls-settings';
 type Env = Record<string, string | undefined>;
 
 const text = z.string().min(1);
+/** EMBEDDING_CONCURRENCY's ceiling: requests one ingested file may keep in flight. */
+const MAX_EMBEDDING_CONCURRENCY = 16;
 
 /** MODEL_PROVIDER (issue 5): `auto` (unset) picks openai when a key and both RAG models are set, else offline. */
 export const ModelProvider = z.enum(['openai', 'offline', 'auto']);
@@ -41,7 +43,7 @@ export const RagConfig = z.object({
   milvus: z.object({ address: text, token: text.optional(), tls: TlsSettings.nullish(), collection: text, timeoutSeconds: z.number().positive() }),
   /** `msPerText` (EMBEDDING_MS_PER_TEXT): the slowest per-text time expected of the server; sizes request timeouts. */
   /** `concurrency` (EMBEDDING_CONCURRENCY): requests one ingested file keeps in flight; more pays only on a parallel server. */
-  embeddings: z.object({ baseUrl: text, model: text, dim: z.number().int().min(1), msPerText: z.number().positive(), concurrency: z.number().int().min(1).max(16) }),
+  embeddings: z.object({ baseUrl: text, model: text, dim: z.number().int().min(1), msPerText: z.number().positive(), concurrency: z.number().int().min(1).max(MAX_EMBEDDING_CONCURRENCY) }),
   /**
    * `answerModel` writes the answer of the graph's last node (ANSWER_MODEL, default GRADE_MODEL); `agentModel` is
    * MODEL, the agent's model outside the RAG graph (spec §1), read for parity and used by nothing in ragtime.
@@ -119,7 +121,7 @@ const HTTP_URL = /^https?:\/\/\S+$/;
 type Rule = { what: string; accepts: (value: number) => boolean };
 const ANY_INTEGER: Rule = { what: 'an integer', accepts: () => true };
 const POSITIVE_INTEGER: Rule = { what: 'a positive integer', accepts: (n) => n >= 1 };
-const REQUESTS_IN_FLIGHT: Rule = { what: 'a whole number of requests from 1 to 16', accepts: (n) => Number.isInteger(n) && n >= 1 && n <= 16 };
+const REQUESTS_IN_FLIGHT: Rule = { what: `a whole number of requests from 1 to ${MAX_EMBEDDING_CONCURRENCY}`, accepts: (n) => Number.isInteger(n) && n >= 1 && n <= MAX_EMBEDDING_CONCURRENCY };
 const PORT: Rule = { what: 'a port number (1-65535)', accepts: (n) => n >= 1 && n <= 65535 };
 const POSITIVE_SECONDS: Rule = { what: 'a positive number of seconds', accepts: (n) => n > 0 };
 const POSITIVE_MS: Rule = { what: 'a positive number of milliseconds', accepts: (n) => Number.isFinite(n) && n > 0 };

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { parseConfig, type RagConfig } from '../../core/config';
 import type { Embedder, LeafStore, ParentStore } from '../../activities/ports';
+import { buildHierarchy, LEAF_LEVEL } from '../../core/ingest/hierarchy';
 
 /*
  * Helpers shared by the knowledge-store benchmarks (bench/ingest.ts, bench/retrieve.ts, bench/eval-cmrc.ts):
@@ -365,4 +366,19 @@ export function mixedParagraph(random: () => number, topic: readonly string[], c
 export function topicWords(random: () => number): string[] {
   const rare = (items: readonly string[]) => items[100 + Math.floor(random() * (items.length - 100))]!;
   return [rare(VOCABULARY.chinese), rare(VOCABULARY.chinese), rare(VOCABULARY.english), rare(VOCABULARY.english)];
+}
+
+/**
+ * The leaf texts ingestion embeds for CMRC 2018 dev: documents of four paragraphs each (as bench/ingest.ts builds
+ * them), split by ragtime's splitter (core/ingest/hierarchy.ts); the first `articles` paragraphs only, when given.
+ */
+export function cmrcLeafTexts(file: string, articles = Infinity): string[] {
+  const paragraphs = loadCmrc(file).slice(0, articles);
+  const leaves: string[] = [];
+  for (let i = 0; i < paragraphs.length; i += 4) {
+    const text = paragraphs.slice(i, i + 4).map((a) => `${a.title}\n\n${a.context}`).join('\n\n');
+    const chunks = buildHierarchy({ filename: 'bench.txt', file_path: 'bench.txt', file_type: 'Text', pages: [{ page_number: 0, text }] });
+    leaves.push(...chunks.filter((chunk) => chunk.chunk_level === LEAF_LEVEL).map((chunk) => chunk.text));
+  }
+  return leaves;
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
+import { requestSlots } from '../../activities/ingest/request-slots';
 
 /*
  * A remote embeddings provider on loopback for the ingest benchmark (issue 17 §4): it speaks the OpenAI embeddings
@@ -27,18 +28,8 @@ function unitVector(text: string, dim: number): number[] {
 }
 
 export async function startLatencyEmbeddingsServer(options: LatencyEmbeddingsOptions): Promise<LatencyEmbeddingsServer> {
-  let running = 0;
   let served = 0;
-  const queue: Array<() => void> = [];
-  const slot = async (): Promise<void> => {
-    if (running < options.capacity) running++;
-    else await new Promise<void>((resolve) => queue.push(resolve));
-  };
-  const release = () => {
-    const next = queue.shift();
-    if (next) next();
-    else running--;
-  };
+  const computing = requestSlots(options.capacity);
   const server: Server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -49,9 +40,7 @@ export async function startLatencyEmbeddingsServer(options: LatencyEmbeddingsOpt
       }
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { input: string | string[]; model: string };
       const input = Array.isArray(body.input) ? body.input : [body.input];
-      await slot();
-      await new Promise((resolve) => setTimeout(resolve, options.ms + options.msPerText * input.length));
-      release();
+      await computing(() => new Promise((resolve) => setTimeout(resolve, options.ms + options.msPerText * input.length)));
       served++;
       const data = input.map((text, index) => ({ object: 'embedding', index, embedding: unitVector(text, options.dim) }));
       const reply = JSON.stringify({ object: 'list', data, model: body.model, usage: { prompt_tokens: 0, total_tokens: 0 } });
