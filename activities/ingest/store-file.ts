@@ -157,7 +157,13 @@ export async function storeFile(prepared: PreparedFile, from: number, deps: Stor
     const batch: BatchInFlight = { start, leaves: batchLeaves, position: { batch: Math.floor(start / LEAF_BATCH_SIZE) + 1, batches }, vectors, embedded: Promise.resolve([]) };
     const parts = Math.ceil(missing.length / perRequest);
     const requests = Array.from({ length: parts }, (_, part) => embedInto(batch, missing.slice(part * perRequest, (part + 1) * perRequest), part + 1, parts));
-    batch.embedded = Promise.all(requests).then(() => batch.vectors as number[][]);
+    // Settled once every request of the batch is (not at the first failure), so that none is still out when the
+    // attempt ends; the first failure in leaf order is the batch's (an aborted request carries the failure's reason).
+    batch.embedded = Promise.allSettled(requests).then((settled) => {
+      const failure = settled.find((result) => result.status === 'rejected');
+      if (failure) throw failure.reason;
+      return batch.vectors as number[][];
+    });
     batch.embedded.catch(() => undefined); // awaited in order below; a batch after a failure is never awaited
     return batch;
   };
