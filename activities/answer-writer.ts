@@ -4,7 +4,7 @@ import { formatDocs } from '../core/graph/format-docs';
 import { AnswerDraft, type RagAnswer } from '../core/schemas/answer';
 import type { GenerateAnswerInput } from './contracts';
 import { parseModelOutput, rethrowAsModelOutput } from './model-output';
-import type { ChatModels } from './ports';
+import type { CallReport, ChatModels } from './ports';
 
 /** The draft an answer was made from, as the repair prompt shows it to the writer. */
 const draftOf = (answer: RagAnswer): AnswerDraft => ({
@@ -22,6 +22,7 @@ export async function writeVerifiedAnswer(
   { question, docs, repair }: GenerateAnswerInput,
   attempt: number,
   now: () => number,
+  report?: CallReport,
 ): Promise<RagAnswer> {
   const where = { model: models.answerModel, schema: 'answer_draft', attempt };
   const started = now();
@@ -33,7 +34,7 @@ export async function writeVerifiedAnswer(
   };
   let raw: unknown;
   try {
-    raw = await models.writeAnswer(request);
+    raw = await models.writeAnswer(request, report);
   } catch (error) {
     return rethrowAsModelOutput(error, where);
   }

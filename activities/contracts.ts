@@ -2,6 +2,7 @@ import type { GradeStepResult } from '../core/graph/grade-step';
 import type { RagAnswer } from '../core/schemas/answer';
 import type { AuditBatch } from '../core/schemas/audit';
 import type { ComplexityPlan } from '../core/graph/plan-complexity';
+import type { ModelCallRecord } from '../core/schemas/model-call';
 import type { EvidenceGrade } from '../core/schemas/model-outputs';
 import type { Chunk } from '../core/schemas/retrieved-chunk';
 import type { TraceFragment } from '../core/trace/fragment';
@@ -18,6 +19,8 @@ export type ActivityResult<T> = {
   traceFragment: TraceFragment;
   /** The provider and models that produced a model activity's result (ChatModels.describe), for the run's memo. */
   producedBy?: string;
+  /** How each model call of the activity asked and what it changed (issue 24); read from the history by RunDetail. */
+  modelCalls?: ModelCallRecord[];
 };
 
 /** Which retrieval of the graph this is: for the activity summary, logs and diagnostics. */

@@ -8,9 +8,13 @@ import { rewritePlanFragment } from '../core/trace/writers';
 import type { GenerateAnswerInput, GradeEvidenceInput, PlanComplexityInput, PlanRewriteInput, RagActivities } from './contracts';
 import { writeVerifiedAnswer } from './answer-writer';
 import { parseModelOutput, rethrowAsModelOutput } from './model-output';
-import type { ChatModels } from './ports';
+import type { CallReport, ChatModels } from './ports';
+import { describeWithPlans, type ModelCallRecord } from '../core/schemas/model-call';
 
 const attempt = (): number => Context.current().info.attempt;
+
+/** The run memo's models: the provider, and the rung and temperature each model uses after this call (issue 24). */
+const producedBy = (models: ChatModels): string => describeWithPlans(models.describe, models.plans?.());
 
 type Where = { model: string; schema: string; attempt: number };
 
@@ -19,9 +23,9 @@ type Where = { model: string; schema: string; attempt: number };
  * the schema budget, MODEL_NOT_CONFIGURED and other terminal codes fail at once. Anything else (transport failures,
  * already ApplicationFailures) goes to Temporal's retry policy unchanged.
  */
-async function callModel(call: () => Promise<unknown>, where: Where): Promise<unknown> {
+async function callModel(call: (report: CallReport) => Promise<unknown>, where: Where, calls: ModelCallRecord[]): Promise<unknown> {
   try {
-    return await call();
+    return await call((record) => calls.push(record));
   } catch (error) {
     return rethrowAsModelOutput(error, where);
   }
@@ -35,10 +39,11 @@ export function modelActivities(models: ChatModels): Pick<RagActivities, 'planCo
   return {
     async planComplexity({ question }: PlanComplexityInput) {
       const where = { model: models.describe, schema: 'complexity_result', attempt: attempt() };
-      const result = parseModelOutput(ComplexityResult, await callModel(() => models.planComplexity(question), where), where);
+      const modelCalls: ModelCallRecord[] = [];
+      const result = parseModelOutput(ComplexityResult, await callModel((report) => models.planComplexity(question, report), where, modelCalls), where);
       try {
         // The planner never writes the trace (spec §4.2, last line).
-        return { data: cleanComplexityResult(result), traceFragment: { fields: {} }, producedBy: models.describe };
+        return { data: cleanComplexityResult(result), traceFragment: { fields: {} }, producedBy: producedBy(models), modelCalls };
       } catch (error) {
         return rethrowAsModelOutput(error, where);
       }
@@ -46,30 +51,33 @@ export function modelActivities(models: ChatModels): Pick<RagActivities, 'planCo
 
     async gradeEvidence({ question, docs, rewriteCount, isSubAgent }: GradeEvidenceInput) {
       const where = { model: models.describe, schema: 'evidence_grade', attempt: attempt() };
+      const modelCalls: ModelCallRecord[] = [];
       const grade = parseModelOutput(
         EvidenceGrade,
-        await callModel(() => models.gradeEvidence(question, formatDocs(docs), docs), where),
+        await callModel((report) => models.gradeEvidence(question, formatDocs(docs), docs, report), where, modelCalls),
         where,
       );
       const { traceFragment, docs: _kept, ...decision } = gradeStep({ grade, docs, rewriteCount, isSubAgent });
-      return { data: { ...decision, grade }, traceFragment, producedBy: models.describe };
+      return { data: { ...decision, grade }, traceFragment, producedBy: producedBy(models), modelCalls };
     },
 
     async planRewrite({ question, rewriteCount }: PlanRewriteInput) {
       const where = { model: models.describe, schema: 'rewrite_plan', attempt: attempt() };
-      const plan = parseModelOutput(RewritePlan, await callModel(() => models.planRewrite(question), where), where);
+      const modelCalls: ModelCallRecord[] = [];
+      const plan = parseModelOutput(RewritePlan, await callModel((report) => models.planRewrite(question, report), where, modelCalls), where);
       try {
         const rewrite = composeRewrite(question, plan);
-        return { data: rewrite, traceFragment: rewritePlanFragment(rewrite, rewriteCount), producedBy: models.describe };
+        return { data: rewrite, traceFragment: rewritePlanFragment(rewrite, rewriteCount), producedBy: producedBy(models), modelCalls };
       } catch (error) {
         return rethrowAsModelOutput(error, where);
       }
     },
 
     async generateAnswer(input: GenerateAnswerInput) {
-      const answer = await writeVerifiedAnswer(models, input, attempt(), () => Date.now());
+      const modelCalls: ModelCallRecord[] = [];
+      const answer = await writeVerifiedAnswer(models, input, attempt(), () => Date.now(), (record) => modelCalls.push(record));
       // No trace fields: the answer sits beside the 59-field trace.
-      return { data: answer, traceFragment: { fields: {} }, producedBy: models.describe };
+      return { data: answer, traceFragment: { fields: {} }, producedBy: producedBy(models), modelCalls };
     },
   };
 }

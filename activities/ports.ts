@@ -1,6 +1,7 @@
 import type { AnswerVerification } from '../core/schemas/answer';
 import type { AuditBatch, McpToolCallRecord, SessionTrace } from '../core/schemas/audit';
 import type { DocumentRecord } from '../core/knowledge/knowledge-base';
+import type { ModelCallRecord, ModelPlan } from '../core/schemas/model-call';
 import type { Chunk } from '../core/schemas/retrieved-chunk';
 import type { RetrievalResult } from '../core/trace/writers';
 
@@ -27,16 +28,26 @@ export type AnswerRequest = {
  * formatted context the prompt carries (spec §4.4.2) and the evidence itself, for providers that judge retrieval
  * signals.
  */
+/** Receives the record of each model call an adapter makes (issue 24): how it asked, what it changed and why. */
+export type CallReport = (call: ModelCallRecord) => void;
+
+/** One tiny structured call to a model (`ragtime doctor`): whether it answered, and the plan it leaves behind. */
+export type ModelProbe = { plan: ModelPlan; ok: boolean; detail: string; ms: number };
+
 export interface ChatModels {
   /** e.g. "openai fast=gpt-4.1-mini grade=gpt-4.1 answer=gpt-4.1" or "offline-policy v2", shown in logs and memos. */
   readonly describe: string;
   /** Who writes answers: the answer model's name, or the offline policy's extractive answerer. */
   readonly answerModel: string;
-  planComplexity(question: string): Promise<unknown>;
-  gradeEvidence(question: string, context: string, evidence: Chunk[]): Promise<unknown>;
-  planRewrite(question: string): Promise<unknown>;
+  planComplexity(question: string, report?: CallReport): Promise<unknown>;
+  gradeEvidence(question: string, context: string, evidence: Chunk[], report?: CallReport): Promise<unknown>;
+  planRewrite(question: string, report?: CallReport): Promise<unknown>;
   /** The answer draft (`answer_draft`): text with [n] markers and {marker, doc_index, quote} citations. */
-  writeAnswer(request: AnswerRequest): Promise<unknown>;
+  writeAnswer(request: AnswerRequest, report?: CallReport): Promise<unknown>;
+  /** Per model, the output mode and temperature its next call will use and why (providers that call models). */
+  plans?(): ModelPlan[];
+  /** One tiny structured call per distinct model, through the same ladder as a run's calls. */
+  probe?(): Promise<ModelProbe[]>;
 }
 
 /**

@@ -7,6 +7,7 @@ import { ApiToken, parseApiTokenList, parseApiTokensFile } from './schemas/api-t
 import { CodecKeyring, readCodecKeyring, type ConfigFiles } from './codec-keys';
 import { CodecServerSettings, OBSERVABILITY_DEFAULTS, TelemetrySettings, readCodecServerSettings, readTelemetrySettings } from './observability-config';
 import { RerankSettings, resolveRerankSettings } from './retrieval/rerank-config';
+import { OutputModeSetting } from './model-output/output-mode';
 import { DEFAULT_SPECULATION, SPECULATION_LEVELS, SpeculationLevel } from './schemas/speculation';
 import { TlsSettings, readTlsSettings } from './tls-settings';
 
@@ -51,7 +52,13 @@ export const RagConfig = z.object({
   models: z
     .object({ apiKey: text, baseUrl: text, fastModel: text, gradeModel: text, answerModel: text, agentModel: text })
     .partial()
-    .extend({ provider: ModelProvider }),
+    .extend({
+      provider: ModelProvider,
+      /** MODEL_OUTPUT_MODE (issue 24): how structured output is asked for; `auto` steps down the ladder on a refusal. */
+      outputMode: OutputModeSetting,
+      /** MODEL_TEMPERATURE: unset, the spec's 0 except for models known to refuse it (core/model-output/temperature.ts). */
+      temperature: z.number().min(0).max(2).optional(),
+    }),
   /** DATABASE_URL (PostgreSQL) when set; else SQLite files under RAGTIME_DATA_DIR. */
   database: z.object({ url: text.optional(), dataDir: text }),
   /** The audit store (DESIGN §5 layer B): AUDIT_INCLUDE_CONTENT keeps query text and evidence previews (off by default). */
@@ -248,6 +255,24 @@ function speculationLevel(source: Found | undefined, report: (message: string) =
   return ENV_DEFAULTS.SPECULATION;
 }
 
+/** MODEL_OUTPUT_MODE: auto, json_schema, tools, json_object or prompt (case-insensitive); unset: auto. */
+function outputModeSetting(source: Found | undefined, report: (message: string) => void): OutputModeSetting {
+  if (source === undefined) return 'auto';
+  const parsed = OutputModeSetting.safeParse(source.value.toLowerCase());
+  if (parsed.success) return parsed.data;
+  report(`MODEL_OUTPUT_MODE=${quote(source.value)} is not one of ${OutputModeSetting.options.join(', ')}: set one, or unset it to use auto`);
+  return 'auto';
+}
+
+/** MODEL_TEMPERATURE: a number from 0 to 2 (the OpenAI API's range); unset: chosen per model. */
+function modelTemperature(source: Found | undefined, report: (message: string) => void): number | undefined {
+  if (source === undefined) return undefined;
+  const value = pythonFloat(source.value);
+  if (value !== null && value >= 0 && value <= 2) return value;
+  report(`MODEL_TEMPERATURE=${quote(source.value)} is not a number from 0 to 2: set one, or unset it to send 0 (none to models that refuse it)`);
+  return undefined;
+}
+
 const API_ORIGIN = /^https?:\/\/[^/\s]+$/;
 
 /** RAGTIME_API_CORS_ORIGINS: comma-separated origins (scheme, host, port; no path). */
@@ -316,6 +341,8 @@ const configFromEnv = (files: ConfigFiles | undefined) => z
         gradeModel: read.text('GRADE_MODEL'),
         answerModel: read.text('ANSWER_MODEL', 'GRADE_MODEL'),
         agentModel: read.text('MODEL'),
+        outputMode: outputModeSetting(read.found('MODEL_OUTPUT_MODE'), report),
+        temperature: modelTemperature(read.found('MODEL_TEMPERATURE'), report),
       }),
       database: { url: read.text('DATABASE_URL'), dataDir },
       audit: { includeContent: strictBoolean(read.found('AUDIT_INCLUDE_CONTENT'), false, report) },

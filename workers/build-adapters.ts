@@ -31,7 +31,7 @@ export type Adapters = {
 };
 
 /** Builds every adapter from the configuration: the one place that decides what talks to what. */
-export function buildAdapters(config: RagConfig): Adapters {
+export function buildAdapters(config: RagConfig, options: { onModelLearnt?: (line: string) => void } = {}): Adapters {
   const { baseUrl, model, dim, msPerText, concurrency } = config.embeddings;
   const embedder = createOpenAiEmbedder({ baseUrl, model, dim, msPerText, concurrency });
   const defaultKb = config.milvus.collection;
@@ -43,7 +43,7 @@ export function buildAdapters(config: RagConfig): Adapters {
   });
   const retriever = createKbRetriever(knowledge, { rerank: createJinaRerankTransport(), config, now: () => performance.now() });
   return {
-    chat: selectChatModels(config, { offline: createOfflineChatModels }),
+    chat: selectChatModels(config, { offline: createOfflineChatModels, openai: { onLearn: options.onModelLearnt } }),
     embedder,
     knowledge,
     leafStore: knowledge.leafStoreOf(defaultKb),

@@ -3,6 +3,7 @@ import { createActivities } from '../activities';
 import { describePayloadEncryption, ragtimeDataConverter } from '../client/codec/data-converter';
 import { describeTelemetry, setupTelemetry } from '../runtime/telemetry/setup-telemetry';
 import type { RagConfig } from '../core/config';
+import { describeModelPlan } from '../core/schemas/model-call';
 import { buildAdapters } from './build-adapters';
 import { telemetryWorkerOptions } from './telemetry';
 import { prepareWorkerMetrics } from './worker-metrics';
@@ -25,7 +26,7 @@ export async function runWorker(config: RagConfig, options: WorkerOptions = {}):
   Runtime.install({ logger: new DefaultLogger(options.sdkLogLevel ?? 'WARN'), ...(metrics ? { telemetryOptions: metrics.telemetryOptions } : {}) });
   // Before the adapters: the SDK must be the global tracer provider before the first span opens.
   const telemetry = setupTelemetry(config.telemetry, { role: 'worker' });
-  const adapters = buildAdapters(config);
+  const adapters = buildAdapters(config, { onModelLearnt: (line) => log(`ragtime worker: ${line}`) });
   try {
     // The default knowledge base exists from the first start, as the one collection did.
     await adapters.knowledge.open(undefined, { create: true });
@@ -57,6 +58,7 @@ export async function runWorker(config: RagConfig, options: WorkerOptions = {}):
         `ragtime worker: task queue "${config.temporal.taskQueue}" on ${config.temporal.address} (namespace ${config.temporal.namespace})\n` +
           `  identity:    ${worker.options.identity}; connection ${describeTemporalSecurity(config.temporal)}\n` +
           `  models:      ${adapters.chat.provider} — ${adapters.chat.models.describe}\n` +
+          (adapters.chat.models.plans?.() ?? []).map((plan) => `  output:      ${plan.variables.join(', ')} ${describeModelPlan(plan)}\n`).join('') +
           `  embeddings:  ${config.embeddings.model} (${config.embeddings.dim}-d) at ${config.embeddings.baseUrl}\n` +
           `  milvus:      ${config.milvus.address}, default knowledge base ${config.milvus.collection} (RAGTIME_KB; runs may name others)\n` +
           `  parents:     ${adapters.parentStoreLocation}\n` +

@@ -1,6 +1,8 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai';
 import { RagError } from '../../core/errors';
+import { OUTPUT_MODE_SENDS, type OutputMode, type OutputModeSetting } from '../../core/model-output/output-mode';
+import type { Refused } from '../../core/model-output/refusal';
 
 /*
  * What a failed chat-completions request means for the run. Retry layering: the SDK makes one request per call
@@ -10,7 +12,9 @@ import { RagError } from '../../core/errors';
  * - transient (network, timeout, 408/409/429, 5xx) → retryable ApplicationFailure SERVICE_UNAVAILABLE; a Retry-After
  *   becomes its nextRetryDelay. Only an ApplicationFailure can carry that delay, hence not a RagError.
  * - rejected key (401/403) or unknown model or path (404) → RagError MODEL_NOT_CONFIGURED (terminal);
- * - any other 4xx (the endpoint refuses the request, e.g. no json_schema support) → RagError INVALID_CONFIG.
+ * - any other 4xx → RagError INVALID_CONFIG. The structured-output ladder (openai-structured-call.ts) has already
+ *   stepped down on refusals it may handle; what reaches here is a forced MODEL_OUTPUT_MODE or MODEL_TEMPERATURE the
+ *   endpoint refuses, the bottom rung refused, or another bad request, and the message says which and what to set.
  * Messages name the model, the schema and the endpoint host, never the key (any echo of it is masked).
  */
 
@@ -24,6 +28,8 @@ export type FailedCall = {
   /** How long the request ran before it failed. */
   elapsedMs: number;
   apiKey: string;
+  /** Where the ladder stood when the request failed (absent: no ladder, as in older callers). */
+  ladder?: { refused: Refused | null; mode: OutputMode; temperature: number | null; outputSetting: OutputModeSetting; temperatureSet: boolean };
 };
 
 /** Longest Retry-After honoured: beyond it, MODEL_CALL's own backoff decides. */
@@ -53,7 +59,21 @@ export function modelCallFailure(error: unknown, call: FailedCall): Error {
   if (status === 404) {
     return new RagError('MODEL_NOT_CONFIGURED', `${what} was not found: ${detail}; check ${call.modelVariable} and OPENAI_BASE_URL`);
   }
-  return new RagError('INVALID_CONFIG', `${what} refused the request: ${detail}; check that the endpoint supports json_schema structured outputs`);
+  return new RagError('INVALID_CONFIG', `${what} refused the request: ${detail}; ${refusalFix(call)}`);
+}
+
+/** What to set after a refusal the ladder could not handle (issue 24 §1). */
+function refusalFix({ ladder }: FailedCall): string {
+  if (ladder?.refused === 'temperature' && ladder.temperatureSet) {
+    return `it refuses MODEL_TEMPERATURE=${ladder.temperature}: unset MODEL_TEMPERATURE to let ragtime omit it for models that refuse one`;
+  }
+  if ((ladder?.refused === 'output_mode' || ladder?.refused === 'unexplained') && ladder.outputSetting !== 'auto') {
+    return `it refuses MODEL_OUTPUT_MODE=${ladder.mode} (${OUTPUT_MODE_SENDS[ladder.mode]}): unset MODEL_OUTPUT_MODE to let ragtime find a rung it accepts`;
+  }
+  if (ladder?.refused === 'output_mode' || (ladder?.refused === 'unexplained' && ladder.mode === 'prompt')) {
+    return 'it refused every structured-output rung down to a plain prompt: check the model and OPENAI_BASE_URL (`ragtime doctor` probes it)';
+  }
+  return `the request was sent as ${ladder ? OUTPUT_MODE_SENDS[ladder.mode] : 'a structured-output request'}; check the model and OPENAI_BASE_URL (\`ragtime doctor\` probes it)`;
 }
 
 function transient(message: string, nextRetryDelayMs?: number): ApplicationFailure {

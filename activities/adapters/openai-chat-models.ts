@@ -1,19 +1,26 @@
 import { SpanKind } from '@opentelemetry/api';
 import OpenAI from 'openai';
-import type { ChatCompletion } from 'openai/resources/chat/completions';
 import { zodResponseFormat } from 'openai/helpers/zod';
+import { z } from 'zod';
 import { RagError } from '../../core/errors';
+import type { OutputModeSetting } from '../../core/model-output/output-mode';
+import type { JsonSchema } from '../../core/model-output/structured-request';
 import { buildAnswerPrompt, buildAnswerRepairPrompt } from '../../core/prompts/answer-prompt';
 import { buildComplexityPrompt } from '../../core/prompts/complexity-prompt';
 import { buildGraderPrompt } from '../../core/prompts/grader-prompt';
 import { buildRewritePrompt } from '../../core/prompts/rewrite-prompt';
+import { DOCTOR_PROBE_PROMPT } from '../../core/prompts/structured-output-prompt';
 import type { UserMessage } from '../../core/prompts/user-message';
 import { AnswerDraft } from '../../core/schemas/answer';
+import type { ModelPlan } from '../../core/schemas/model-call';
 import { ComplexityResult, EvidenceGrade, RewritePlan } from '../../core/schemas/model-outputs';
-import type { ChatModels } from '../ports';
-import { chatRequestAttributes, chatResponseAttributes, chatSpanName } from '../telemetry/gen-ai';
+import type { CallReport, ChatModels, ModelProbe } from '../ports';
+import { chatResponseAttributes, chatRequestAttributes, chatSpanName } from '../telemetry/gen-ai';
 import { addAttributes, inSpan, NO_CONTENT, type SpanContentPolicy } from '../telemetry/spans';
+import { createModelCapabilities, type ModelCapabilities } from './model-capabilities';
 import { modelCallFailure } from './openai-call-failure';
+import { normalizingFetch } from './normalize-error-body';
+import { structuredCall } from './openai-structured-call';
 
 export type OpenAiChatModelsOptions = {
   /** OPENAI_API_KEY. Unset values are allowed here and reported when a call needs them (spec §4.14). */
@@ -26,36 +33,48 @@ export type OpenAiChatModelsOptions = {
   gradeModel?: string;
   /** ANSWER_MODEL: the answer writer (default GRADE_MODEL, resolved by parseConfig). */
   answerModel?: string;
+  /** MODEL_OUTPUT_MODE (issue 24): default auto. */
+  outputMode?: OutputModeSetting;
+  /** MODEL_TEMPERATURE: unset, 0 except for models known to refuse it. */
+  temperature?: number;
   /** Per request. Below MODEL_CALL's 60 s start-to-close, so a slow model fails with a readable message first. */
   timeoutMs?: number;
   /** SDK-level retries; 0 by default because Temporal's MODEL_CALL policy retries (see openai-call-failure.ts). */
   maxRetries?: number;
   /** Whether the GenAI span of each call may carry the prompt and the completion (RAGTIME_OTEL_CONTENT); no. */
   telemetry?: SpanContentPolicy;
+  /** What the ladder learnt, shared by adapters of one process (default: this adapter's own). */
+  capabilities?: ModelCapabilities;
+  /** Told when a model's rung or temperature changes (the worker logs it). */
+  onLearn?: (line: string) => void;
 };
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
 export const DEFAULT_MODEL_TIMEOUT_MS = 45_000;
 
+/** `ragtime doctor`'s probe: the smallest object a model can be asked for. */
+export const DoctorProbe = z.object({ ok: z.boolean() });
+
 /*
- * Structured outputs: the SDK's zodResponseFormat (openai 7.x converts zod 4 schemas itself) gives a strict
- * json_schema (every property required, additionalProperties false, defaults kept as annotations); the three
- * names are the ones issue 5 fixes. The reply is sent back as parsed JSON (`unknown`) on purpose: the activity
- * validates it with the same zod schema, so a schema violation takes the activity's retry-twice-then-fail path
- * (DESIGN §4) instead of an SDK exception.
+ * The structured outputs, by the names issue 5 fixes. The JSON Schemas are the SDK's zodResponseFormat conversion
+ * (strict: every property required, additionalProperties false, defaults kept as annotations); the ladder sends them
+ * as json_schema, as a function's parameters, or in the prompt. The zod schemas validate every reply, on every rung.
  */
-const FORMATS = {
-  complexity_result: zodResponseFormat(ComplexityResult, 'complexity_result'),
-  evidence_grade: zodResponseFormat(EvidenceGrade, 'evidence_grade'),
-  rewrite_plan: zodResponseFormat(RewritePlan, 'rewrite_plan'),
-  answer_draft: zodResponseFormat(AnswerDraft, 'answer_draft'),
-};
-type SchemaName = keyof typeof FORMATS;
+const SCHEMAS = {
+  complexity_result: ComplexityResult,
+  evidence_grade: EvidenceGrade,
+  rewrite_plan: RewritePlan,
+  answer_draft: AnswerDraft,
+  doctor_probe: DoctorProbe,
+} satisfies Record<string, z.ZodType>;
+type SchemaName = keyof typeof SCHEMAS;
+const JSON_SCHEMAS = Object.fromEntries(
+  Object.entries(SCHEMAS).map(([name, schema]) => [name, zodResponseFormat(schema, name).json_schema.schema as JsonSchema]),
+) as Record<SchemaName, JsonSchema>;
 
-/** A reply to quote in an error: short, on one line. */
-const excerpt = (text: string) => JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}…` : text);
+type ModelVariable = 'FAST_MODEL' | 'GRADE_MODEL' | 'ANSWER_MODEL';
 
-/** ChatModels through an OpenAI-compatible chat-completions endpoint (DESIGN §6, spec §7), temperature 0. */
+/** ChatModels through an OpenAI-compatible chat-completions endpoint (DESIGN §6, spec §7), through the ladder. */
 export function createOpenAiChatModels(options: OpenAiChatModelsOptions): ChatModels {
   const baseUrl = options.baseUrl ?? OPENAI_DEFAULT_BASE_URL;
   const host = endpointHost(baseUrl);
@@ -63,6 +82,7 @@ export function createOpenAiChatModels(options: OpenAiChatModelsOptions): ChatMo
   const { hostname, port } = new URL(baseUrl);
   const timeoutMs = options.timeoutMs ?? DEFAULT_MODEL_TIMEOUT_MS;
   const apiKey = options.apiKey ?? '';
+  const capabilities = options.capabilities ?? createModelCapabilities({ outputMode: options.outputMode ?? 'auto', temperature: options.temperature, onLearn: options.onLearn });
   // Every option is explicit, so the SDK never falls back to its own process.env reads (activities get config).
   const client =
     apiKey === ''
@@ -77,63 +97,82 @@ export function createOpenAiChatModels(options: OpenAiChatModelsOptions): ChatMo
           timeout: timeoutMs,
           maxRetries: options.maxRetries ?? 0,
           logLevel: 'warn', // never 'debug': that would log prompts
+          fetch: normalizingFetch(),
         });
 
   const answerModel = options.answerModel || options.gradeModel;
-  async function complete(schema: SchemaName, variable: 'FAST_MODEL' | 'GRADE_MODEL' | 'ANSWER_MODEL', message: UserMessage) {
-    const model = variable === 'FAST_MODEL' ? options.fastModel : variable === 'GRADE_MODEL' ? options.gradeModel : answerModel;
+  const variables = { FAST_MODEL: options.fastModel, GRADE_MODEL: options.gradeModel, ANSWER_MODEL: answerModel };
+  const modelOf = (variable: ModelVariable) => variables[variable];
+
+  async function complete(schema: SchemaName, variable: ModelVariable, message: UserMessage, report?: CallReport) {
+    const model = modelOf(variable);
     const needs = `the ${schema} call`;
     if (model === undefined || model === '') throw new RagError('MODEL_NOT_CONFIGURED', `${variable} is not set: ${needs} needs a model; set ${variable}`);
     if (client === undefined) throw new RagError('MODEL_NOT_CONFIGURED', `OPENAI_API_KEY is not set: ${needs} to ${model} needs one; set OPENAI_API_KEY`);
-    const request = { model, schema, serverAddress: hostname, serverPort: port === '' ? undefined : Number(port), message };
-    // One CLIENT span per request (OpenTelemetry GenAI conventions); token usage from the reply when it has one.
+    const planned = capabilities.planOf(baseUrl, model);
+    const request = { model, schema, serverAddress: hostname, serverPort: port === '' ? undefined : Number(port), message, temperature: planned.temperature };
+    // One CLIENT span per call (OpenTelemetry GenAI conventions), refusals and the re-ask included.
     return inSpan(chatSpanName(model), { kind: SpanKind.CLIENT, attributes: () => chatRequestAttributes(request, policy), policy }, async (span) => {
-      let completion: ChatCompletion;
       const started = Date.now();
-      try {
-        completion = await client.chat.completions.create({ model, temperature: 0, messages: [message], response_format: FORMATS[schema] });
-      } catch (error) {
-        throw modelCallFailure(error, { model, modelVariable: variable, schema, host, timeoutMs, elapsedMs: Date.now() - started, apiKey });
-      }
-      addAttributes(span, () => chatResponseAttributes(completion, policy));
-      return readReply(completion, model);
+      const { reply, record } = await structuredCall(
+        { client, capabilities, baseUrl, host, model, name: schema, schema: SCHEMAS[schema], jsonSchema: JSON_SCHEMAS[schema], message, report, onCompletion: (completion) => addAttributes(span, () => chatResponseAttributes(completion, policy)) },
+        ({ error, refused, mode, temperature }) =>
+          modelCallFailure(error, {
+            model,
+            modelVariable: variable,
+            schema,
+            host,
+            timeoutMs,
+            elapsedMs: Date.now() - started,
+            apiKey,
+            ladder: { refused, mode, temperature, outputSetting: capabilities.settings.outputMode, temperatureSet: capabilities.settings.temperature !== undefined },
+          }),
+      );
+      addAttributes(span, () => ({
+        'ragtime.model.output_mode': record.outputMode,
+        'ragtime.model.requests': record.requests,
+        ...(record.temperature === null ? {} : { 'gen_ai.request.temperature': record.temperature }),
+      }));
+      return reply;
     });
+  }
+
+  const plans = (): ModelPlan[] => capabilities.plans(variables, baseUrl, host);
+
+  async function probe(): Promise<ModelProbe[]> {
+    const distinct = [...new Map((Object.keys(variables) as ModelVariable[]).flatMap((v) => (modelOf(v) ? [[modelOf(v), v] as const] : []))).values()];
+    return Promise.all(
+      distinct.map(async (variable): Promise<ModelProbe> => {
+        const started = Date.now();
+        const model = modelOf(variable) as string;
+        const planOf = () => plans().find((plan) => plan.model === model) as ModelPlan;
+        try {
+          const reply = await complete('doctor_probe', variable, { role: 'user', content: DOCTOR_PROBE_PROMPT });
+          const valid = DoctorProbe.safeParse(reply).success;
+          return { plan: planOf(), ok: valid, detail: valid ? 'answered the probe' : `answered, but not with {"ok": boolean}: ${JSON.stringify(reply).slice(0, 120)}`, ms: Date.now() - started };
+        } catch (error) {
+          return { plan: planOf(), ok: false, detail: error instanceof Error ? error.message : String(error), ms: Date.now() - started };
+        }
+      }),
+    );
   }
 
   return {
     describe: `openai fast=${options.fastModel || '(unset)'} grade=${options.gradeModel || '(unset)'} answer=${answerModel || '(unset)'} @ ${host}`,
     answerModel: answerModel || '(unset)',
-    planComplexity: (question) => complete('complexity_result', 'FAST_MODEL', buildComplexityPrompt(question)),
-    gradeEvidence: (question, context) => complete('evidence_grade', 'GRADE_MODEL', buildGraderPrompt(question, context)),
-    planRewrite: (question) => complete('rewrite_plan', 'FAST_MODEL', buildRewritePrompt(question)),
-    writeAnswer: ({ question, context, repair }) =>
+    planComplexity: (question, report) => complete('complexity_result', 'FAST_MODEL', buildComplexityPrompt(question), report),
+    gradeEvidence: (question, context, _evidence, report) => complete('evidence_grade', 'GRADE_MODEL', buildGraderPrompt(question, context), report),
+    planRewrite: (question, report) => complete('rewrite_plan', 'FAST_MODEL', buildRewritePrompt(question), report),
+    writeAnswer: ({ question, context, repair }, report) =>
       complete(
         'answer_draft',
         'ANSWER_MODEL',
         repair ? buildAnswerRepairPrompt(question, context, repair.previous, repair.verification) : buildAnswerPrompt(question, context),
+        report,
       ),
+    plans,
+    probe,
   };
-}
-
-/**
- * The JSON object of a reply. A reply with no usable JSON (refusal, cut off, empty, not JSON) is a contract
- * violation like a schema-invalid one: RagError MODEL_OUTPUT_INVALID, which the activity counts against the same
- * budget of two retries (activities/model-output.ts).
- */
-function readReply(completion: ChatCompletion, who: string): unknown {
-  const choice = completion.choices?.[0];
-  const invalid = (why: string) => new RagError('MODEL_OUTPUT_INVALID', `${who} ${why}`);
-  if (choice === undefined) throw invalid('returned no choices');
-  const { content, refusal } = choice.message;
-  if (refusal) throw invalid(`refused: ${excerpt(refusal)}`);
-  if (choice.finish_reason === 'length') throw invalid('reply was cut off at the token limit (finish_reason "length")');
-  if (choice.finish_reason === 'content_filter') throw invalid('reply was withheld by the content filter');
-  if (content === null || content.trim() === '') throw invalid('returned an empty reply');
-  try {
-    return JSON.parse(content) as unknown;
-  } catch (error) {
-    throw invalid(`replied with text that is not JSON (${(error as Error).message}): ${excerpt(content)}`);
-  }
 }
 
 /** host[:port] of the endpoint, for messages and `describe` (never the path, query or credentials). */

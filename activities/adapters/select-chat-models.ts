@@ -16,9 +16,9 @@ export function openAiConfigured(models: RagConfig['models']): boolean {
  */
 export function selectChatModels(
   config: Pick<RagConfig, 'models' | 'telemetry'>,
-  providers: { offline: () => ChatModels; openai?: Pick<OpenAiChatModelsOptions, 'timeoutMs' | 'maxRetries'> },
+  providers: { offline: () => ChatModels; openai?: Pick<OpenAiChatModelsOptions, 'timeoutMs' | 'maxRetries' | 'onLearn'> },
 ): ChatModelsChoice {
-  const { provider, apiKey, baseUrl, fastModel, gradeModel, answerModel } = config.models;
+  const { provider, apiKey, baseUrl, fastModel, gradeModel, answerModel, outputMode, temperature } = config.models;
   const useOpenAi = provider === 'openai' || (provider === 'auto' && openAiConfigured(config.models));
   if (!useOpenAi) return { provider: 'offline', models: providers.offline() };
   return {
@@ -29,6 +29,8 @@ export function selectChatModels(
       fastModel,
       gradeModel,
       answerModel,
+      outputMode,
+      temperature,
       telemetry: { includeContent: config.telemetry.includeContent },
       ...providers.openai,
     }),

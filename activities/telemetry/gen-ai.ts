@@ -14,14 +14,15 @@ import type { SpanContentPolicy } from './spans';
 export const chatSpanName = (model: string): string => `chat ${model}`;
 
 export function chatRequestAttributes(
-  request: { model: string; schema: string; serverAddress: string; serverPort: number | undefined; message: UserMessage },
+  request: { model: string; schema: string; serverAddress: string; serverPort: number | undefined; message: UserMessage; temperature?: number | null },
   policy: SpanContentPolicy,
 ): Attributes {
   return {
     'gen_ai.system': 'openai',
     'gen_ai.operation.name': 'chat',
     'gen_ai.request.model': request.model,
-    'gen_ai.request.temperature': 0,
+    // The temperature planned for the call (none: the model refuses one); the ladder updates it if it changes.
+    ...(request.temperature === null ? {} : { 'gen_ai.request.temperature': request.temperature ?? 0 }),
     'gen_ai.output.type': 'json',
     'server.address': request.serverAddress,
     ...(request.serverPort === undefined ? {} : { 'server.port': request.serverPort }),

@@ -59,15 +59,17 @@ async function failureOf(promise: Promise<unknown>): Promise<ApplicationFailure>
 const shown = (failure: ApplicationFailure) => failure.message.replace(/127\.0\.0\.1:\d+/g, 'HOST').replace(/req_fake_\d+/, 'req_fake_N');
 
 describe('schema-violating output: MODEL_OUTPUT_RETRY twice, then MODEL_OUTPUT_INVALID (DESIGN §4)', () => {
-  test.each<[string, Call, ScriptedReply, RegExp]>([
-    ['5 sub-questions', 'planComplexity', { json: { complexity: 'complex', reason: '', sub_questions: ['1', '2', '3', '4', '5'] } }, /sub_questions/],
-    ['confidence 1.4', 'gradeEvidence', { json: { relevance: 'strong', answerability: 'sufficient', route: 'answer', confidence: 1.4 } }, /confidence/],
-    ['unknown route enum', 'gradeEvidence', { json: { relevance: 'strong', answerability: 'sufficient', route: 'maybe' } }, /route/],
-    ['unknown method enum', 'planRewrite', { json: { method: 'paraphrase', step_back_question: 'x', hyde_document: '' } }, /method/],
-    ['a reply that is not JSON', 'planComplexity', { content: 'complexity: simple' }, /fast-mini replied with text that is not JSON/],
-    ['a refusal', 'gradeEvidence', { refusal: '抱歉，我无法处理。' }, /grade-large refused: "抱歉，我无法处理。"/],
-    ['a reply cut off at the token limit', 'planRewrite', { content: '{"method": "hy', finishReason: 'length' }, /cut off/],
-  ])('%s (%s)', async (_label, call, reply, violation) => {
+  // Requests per attempt: an invalid or unreadable reply is re-asked once inside the attempt (issue 24 §1); a refusal
+  // or a reply cut off is not.
+  test.each<[string, Call, ScriptedReply, RegExp, number]>([
+    ['5 sub-questions', 'planComplexity', { json: { complexity: 'complex', reason: '', sub_questions: ['1', '2', '3', '4', '5'] } }, /sub_questions/, 2],
+    ['confidence 1.4', 'gradeEvidence', { json: { relevance: 'strong', answerability: 'sufficient', route: 'answer', confidence: 1.4 } }, /confidence/, 2],
+    ['unknown route enum', 'gradeEvidence', { json: { relevance: 'strong', answerability: 'sufficient', route: 'maybe' } }, /route/, 2],
+    ['unknown method enum', 'planRewrite', { json: { method: 'paraphrase', step_back_question: 'x', hyde_document: '' } }, /method/, 2],
+    ['a reply that is not JSON', 'planComplexity', { content: 'complexity: simple' }, /fast-mini replied with text that is not JSON/, 2],
+    ['a refusal', 'gradeEvidence', { refusal: '抱歉，我无法处理。' }, /grade-large refused: "抱歉，我无法处理。"/, 1],
+    ['a reply cut off at the token limit', 'planRewrite', { content: '{"method": "hy', finishReason: 'length' }, /cut off/, 1],
+  ])('%s (%s)', async (_label, call, reply, violation, requestsPerAttempt) => {
     server.setDefault(SCHEMA[call], reply);
     for (let n = 1; n <= MODEL_OUTPUT_ATTEMPTS; n += 1) {
       const failure = await failureOf(attempt(call, n));
@@ -77,7 +79,7 @@ describe('schema-violating output: MODEL_OUTPUT_RETRY twice, then MODEL_OUTPUT_I
       expect(failure.message).toMatch(call === 'gradeEvidence' ? /grade-large/ : /fast-mini/);
       expect(failure.message).toMatch(violation);
     }
-    expect(server.requests).toHaveLength(MODEL_OUTPUT_ATTEMPTS); // one HTTP request per attempt
+    expect(server.requests).toHaveLength(MODEL_OUTPUT_ATTEMPTS * requestsPerAttempt);
   });
 
   test('the terminal message names the model, the schema and the violation', async () => {
@@ -85,8 +87,18 @@ describe('schema-violating output: MODEL_OUTPUT_RETRY twice, then MODEL_OUTPUT_I
     expect(shown(await failureOf(attempt('gradeEvidence', 3)))).toMatchInlineSnapshot(`"openai fast=fast-mini grade=grade-large answer=grade-large @ HOST returned output that violates evidence_grade: ✖ Too big: expected number to be <=1 → at confidence"`);
   });
 
-  test('schema-valid output after a violation succeeds on the retry', async () => {
+  test('a violation is re-asked once, quoting it: valid on the re-ask, the attempt succeeds', async () => {
     server.enqueue('complexity_result', { json: { complexity: 'medium' } }, { json: { complexity: 'simple', reason: 'r', sub_questions: [] } });
+    expect(await attempt('planComplexity', 1)).toMatchObject({ complexity: 'simple' });
+    const reask = server.requests[1]?.body.messages as { role: string; content: string }[];
+    expect(reask.map((message) => message.role)).toEqual(['user', 'assistant', 'user']);
+    expect(reask[1]?.content).toBe('{"complexity":"medium"}');
+    expect(reask[2]?.content).toContain('Invalid option: expected one of "simple"|"complex" → at complexity');
+  });
+
+  test('schema-valid output after a violated re-ask succeeds on the activity retry', async () => {
+    const medium = { json: { complexity: 'medium' } };
+    server.enqueue('complexity_result', medium, medium, { json: { complexity: 'simple', reason: 'r', sub_questions: [] } });
     expect((await failureOf(attempt('planComplexity', 1))).type).toBe('MODEL_OUTPUT_RETRY');
     expect(await attempt('planComplexity', 2)).toMatchObject({ complexity: 'simple' });
   });
