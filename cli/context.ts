@@ -7,6 +7,7 @@ import { loadConfig } from '../runtime/load-config';
 import { explainConnectFailure, securedConnection } from '../runtime/temporal-connection';
 import { telemetryClientInterceptors } from '../runtime/telemetry/client-interceptors';
 import { setupTelemetry, type Telemetry } from '../runtime/telemetry/setup-telemetry';
+import { cliDataDir } from './data-dir';
 import type { CliHost } from './host';
 
 /** What every command needs: the parsed config, lazily a connected client, and the host's worker and servers. */
@@ -41,7 +42,7 @@ export function createCliContext(env: NodeJS.ProcessEnv, host: CliHost): CliCont
   // Read on first use, so that a configuration error is reported by the command that needs the configuration and
   // commands that do not (codec-keys generate, which may create the key file a bad setting names) still run.
   let parsed: RagConfig | undefined;
-  const configOf = (): RagConfig => (parsed ??= loadConfig(env));
+  const configOf = (): RagConfig => (parsed ??= loadConfig({ ...env, RAGTIME_DATA_DIR: cliDataDir(env) }));
   let connected: Promise<RagClient> | null = null;
   // OpenTelemetry for the commands that talk to Temporal (RAGTIME_OTEL_EXPORTER; off by default): client spans.
   let telemetry: Telemetry | null = null;

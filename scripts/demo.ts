@@ -9,17 +9,17 @@
  * a worker and the ingestion are in place.
  */
 import { readdirSync } from 'node:fs';
-import * as path from 'node:path';
 import { routePath } from '../cli/render/route-path';
 import { noKnowledgeText } from '../core/answer/no-knowledge-text';
 import { newRagWorkflowId, RagClient } from '../client/rag-client';
 import { loadConfig } from '../runtime/load-config';
+import { repoPath } from '../runtime/repo-root';
 import { securedConnection } from '../runtime/temporal-connection';
 import type { RagSubTrace } from '../core/schemas/rag-trace';
 import type { RagOutcome } from '../core/schemas/run-io';
 
 const SESSION = 'demo';
-const KNOWLEDGE = path.join(__dirname, '..', 'samples', 'knowledge');
+const KNOWLEDGE = repoPath('samples', 'knowledge');
 
 type Stop = {
   /** Part of the workflow id (rag-demo-<key>-<8 hex>), so runs are easy to find in the UI. */

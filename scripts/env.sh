@@ -17,7 +17,11 @@
 
 RAGTIME_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 RAGTIME_DATA_DIR="${RAGTIME_DATA_DIR:-$RAGTIME_ROOT/.data}"
+# The venv by its real path: scripts/services.sh knows its services by the executables in their command lines, so a
+# checkout whose .venv is a link to another's (a second worktree; the fresh-clone test, test/e2e/fresh-clone.test.ts)
+# recognises the services that other one started with the same data dir.
 RAGTIME_VENV="$RAGTIME_ROOT/.venv"
+if [[ -L "$RAGTIME_VENV" ]]; then RAGTIME_VENV="$(readlink -f -- "$RAGTIME_VENV")"; fi
 
 TEMPORAL_PORT="${TEMPORAL_PORT:-7233}"
 TEMPORAL_UI_PORT="${TEMPORAL_UI_PORT:-8233}"

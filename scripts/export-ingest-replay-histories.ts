@@ -8,11 +8,12 @@ import { randomUUID } from 'node:crypto';
 import * as path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import { createActivities } from '../activities';
+import { repoPath } from '../runtime/repo-root';
 import { ingestDoubles } from '../test/support/ingest-doubles';
 import { openWorkflowEnv, scriptedAdapters } from '../test/workflows/harness';
 import { writeReplayHistory } from './replay-history-file';
 
-const FIXTURES = path.resolve(__dirname, '..', 'test', 'fixtures', 'docs');
+const FIXTURES = repoPath('test', 'fixtures', 'docs');
 const BATCH = ['guide.md', 'corrupt.pdf', 'blank.txt', 'plain.txt'].map((name) => path.join(FIXTURES, name));
 
 async function main(): Promise<void> {

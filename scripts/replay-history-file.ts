@@ -2,9 +2,10 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Client } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
+import { repoPath } from '../runtime/repo-root';
 
 /** Where the replay test (test/replay/replay.test.ts) reads committed histories from. */
-const HISTORY_DIR = path.resolve(__dirname, '..', 'test', 'replay', 'histories');
+const HISTORY_DIR = repoPath('test', 'replay', 'histories');
 
 /** Fetches a closed run's history and writes it as test/replay/histories/<name>.json. */
 export async function writeReplayHistory(client: Client, workflowId: string, name: string): Promise<void> {

@@ -5,6 +5,7 @@ import { performance } from 'node:perf_hooks';
 import { parseConfig, type RagConfig } from '../../core/config';
 import type { Embedder, LeafStore, ParentStore } from '../../activities/ports';
 import { buildHierarchy, LEAF_LEVEL } from '../../core/ingest/hierarchy';
+import { REPO_ROOT } from '../../runtime/repo-root';
 
 /*
  * Helpers shared by the knowledge-store benchmarks (bench/ingest.ts, bench/retrieve.ts, bench/eval-cmrc.ts):
@@ -12,7 +13,7 @@ import { buildHierarchy, LEAF_LEVEL } from '../../core/ingest/hierarchy';
  * ports (they add a stopwatch, never change what the real adapter does).
  */
 
-export const REPO_ROOT = path.resolve(__dirname, '..', '..');
+export { REPO_ROOT };
 
 /** CMRC 2018 dev, read in place (never copied into the repository). */
 export const DEFAULT_CMRC_FILE = path.resolve(REPO_ROOT, '..', 'shared', 'eval', 'cmrc2018', 'cmrc2018_dev.json');

@@ -1,17 +1,16 @@
 import * as path from 'node:path';
 import type { Command } from 'commander';
 import { DEFAULT_CODEC_KEY_FILE_NAME } from '../../core/codec-keys';
-import { ENV_DEFAULTS } from '../../core/config';
 import { RagError } from '../../core/errors';
 import { generateKeyFile, newKeyId, rotateKeyFile } from '../codec-key-file';
 import type { CliContext } from '../context';
+import { cliDataDir } from '../data-dir';
 import { EXIT } from '../exit-codes';
 import { untilStopped } from '../until-stopped';
 
 /** The key file the commands work on: --file, else RAGTIME_CODEC_KEY_FILE, else RAGTIME_DATA_DIR/codec-keys.json. */
 function keyFileOf(flag: string | undefined): string {
-  const dataDir = process.env.RAGTIME_DATA_DIR?.trim() || ENV_DEFAULTS.RAGTIME_DATA_DIR;
-  return flag ?? (process.env.RAGTIME_CODEC_KEY_FILE?.trim() || path.join(dataDir, DEFAULT_CODEC_KEY_FILE_NAME));
+  return flag ?? (process.env.RAGTIME_CODEC_KEY_FILE?.trim() || path.join(cliDataDir(process.env), DEFAULT_CODEC_KEY_FILE_NAME));
 }
 
 /** `ragtime codec-server` and `ragtime codec-keys generate|rotate` (docs/SECURITY.md). */

@@ -2,10 +2,11 @@ import { existsSync } from 'node:fs';
 import * as path from 'node:path';
 import fastifyStatic from '@fastify/static';
 import type { FastifyPluginAsync, FastifyReply } from 'fastify';
+import { repoPath } from '../../runtime/repo-root';
 import type { ApiError } from './api-schemas';
 
 /** Where `npm run build:console` writes the console (console/vite.config.mts); git-ignored. */
-export const CONSOLE_DIST = path.resolve(__dirname, '..', '..', 'console', 'dist');
+export const CONSOLE_DIST = repoPath('console', 'dist');
 
 /*
  * The console's page may load without a token (it holds no data: every datum comes from the API with the bearer

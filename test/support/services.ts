@@ -102,19 +102,25 @@ export async function assertReachable(serviceName: string, address: string, time
 }
 
 /**
- * Runs `scripts/services.sh <args...>` (e.g. `['restart', 'milvus']`) with the ports derived from the service
- * addresses above and the data dir of RAGTIME_DATA_DIR (see servicesDataDir), so the script acts on the same
- * servers the tests talk to.
+ * What scripts/services.sh needs to act on the same servers the tests talk to: the ports derived from the service
+ * addresses above and the data dir of RAGTIME_DATA_DIR (see servicesDataDir), where it finds their pid files.
  */
-export async function runServicesScript(args: string[], timeoutMs = 120_000): Promise<string> {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
+export function servicesScriptEnvironment(): NodeJS.ProcessEnv {
+  return {
     TEMPORAL_PORT: String(parseHostPort(services.temporalAddress).port),
     MILVUS_PORT: String(parseHostPort(services.milvusAddress).port),
     EMBEDDINGS_PORT: String(parseHostPort(services.embeddingBaseUrl).port),
     // Where the script finds the services' pid files: the data dir they were started with.
     RAGTIME_DATA_DIR: servicesDataDir(),
   };
+}
+
+/**
+ * Runs `scripts/services.sh <args...>` (e.g. `['restart', 'milvus']`) with servicesScriptEnvironment, so the script
+ * acts on the same servers the tests talk to.
+ */
+export async function runServicesScript(args: string[], timeoutMs = 120_000): Promise<string> {
+  const env: NodeJS.ProcessEnv = { ...process.env, ...servicesScriptEnvironment() };
   const script = path.join(REPO_ROOT, 'scripts', 'services.sh');
   return new Promise<string>((resolve, reject) => {
     execFile('bash', [script, ...args], { env, timeout: timeoutMs, cwd: REPO_ROOT }, (error, stdout, stderr) => {
