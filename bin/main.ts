@@ -6,6 +6,7 @@ import type * as ServeApi from '../server/serve-api';
 import type * as ServeCodec from '../server/serve-codec';
 import type * as ServeMcp from '../server/mcp/serve-mcp-stdio';
 import type * as BuildAdapters from '../workers/build-adapters';
+import type * as RunDoctor from '../workers/doctor/run-doctor';
 import type * as RunWorker from '../workers/run-worker';
 
 /*
@@ -26,6 +27,7 @@ const host: CliHost = {
       close: () => adapters.close(),
     };
   },
+  runDoctor: (config) => (require('../workers/doctor/run-doctor') as typeof RunDoctor).runDoctor(config),
   openKnowledge(config) {
     const adapters = (require('../workers/build-adapters') as typeof BuildAdapters).buildAdapters(config);
     const { knowledge } = adapters;
@@ -40,9 +42,14 @@ const host: CliHost = {
       close: () => adapters.close(),
     };
   },
-  // search_knowledge at /mcp searches with the retriever `ragtime search` uses (opened on the first search).
+  // search_knowledge at /mcp searches with the retriever `ragtime search` uses (opened on the first search);
+  // GET /api/doctor runs the checks of `ragtime doctor`.
   serveApi: (config, rag, options) =>
-    (require('../server/serve-api') as typeof ServeApi).serveApi(config, rag, { ...options, openRetriever: () => host.openRetriever(config) }),
+    (require('../server/serve-api') as typeof ServeApi).serveApi(config, rag, {
+      ...options,
+      openRetriever: () => host.openRetriever(config),
+      runDoctor: () => host.runDoctor(config),
+    }),
   serveMcpStdio: (rag, options) => (require('../server/mcp/serve-mcp-stdio') as typeof ServeMcp).serveMcpStdio(rag, options),
   serveCodec: (keyring, settings, options) =>
     (require('../server/serve-codec') as typeof ServeCodec).serveCodec(keyring, settings, options),

@@ -8,7 +8,10 @@ export const EXIT = {
   usage: 2,
   /** The run waits for a person's answer (use `ragtime answer <workflowId> "<text>"`). */
   awaitingInput: 3,
-  /** A service (Temporal, Milvus, embeddings) is not reachable, or a run completed without reading the knowledge base. */
+  /**
+   * A service (Temporal, Milvus, embeddings) is not reachable, or a run completed without reading the knowledge base;
+   * for `ragtime doctor`, a check failed.
+   */
   unavailable: 4,
 } as const;
 
@@ -18,5 +21,6 @@ Exit codes:
   1  the run or the command failed
   2  invalid input or usage; nothing was started
   3  the run is waiting for an answer (ragtime answer <workflowId> "<text>")
-  4  a service is not reachable (start the local ones with \`ragtime services up\` or \`make up\`), or the run
-     completed "degraded": the knowledge base could not be read, so its route says nothing about the knowledge`;
+  4  a service is not reachable (start the local ones with \`ragtime services up\` or \`make up\`; \`ragtime doctor\`
+     checks each one), or the run completed "degraded": the knowledge base could not be read, so its route says
+     nothing about the knowledge`;

@@ -2,6 +2,7 @@ import type { RagClient } from '../client/rag-client';
 import type { CodecKeyring } from '../core/codec-keys';
 import type { RagConfig } from '../core/config';
 import type { CodecServerSettings } from '../core/observability-config';
+import type { DoctorReport } from '../core/schemas/doctor';
 import type { DocumentRecord, KbStats } from '../core/knowledge/knowledge-base';
 import type { EvidenceGrade } from '../core/schemas/model-outputs';
 import type { Chunk } from '../core/schemas/retrieved-chunk';
@@ -37,8 +38,9 @@ export type RunningService = { url: string; banner: string; close(): Promise<voi
 
 /**
  * What the `ragtime` command runs that lives in other rooms: a worker (workers/), an in-process retriever
- * (workers/' adapters) and the servers (server/). The entry point (bin/main.ts) supplies it, so cli/ imports none of
- * those rooms, and each member loads its modules on first use: `ask` does not pay for the SDKs of every store.
+ * (workers/' adapters), the doctor's checks (workers/doctor/) and the servers (server/). The entry point
+ * (bin/main.ts) supplies it, so cli/ imports none of those rooms, and each member loads its modules on first use:
+ * `ask` does not pay for the SDKs of every store.
  */
 export type CliHost = {
   /** `ragtime worker`: runs until SIGINT/SIGTERM. */
@@ -50,6 +52,8 @@ export type CliHost = {
     grade?(query: string, docs: Chunk[]): Promise<EvidenceGrade>;
     close(): Promise<void>;
   };
+  /** `ragtime doctor`: one tiny call to every configured service and model endpoint (workers/doctor/), in this process. */
+  runDoctor(config: RagConfig): Promise<DoctorReport>;
   /** `ragtime kb …` and `ragtime docs …`: the knowledge bases of the configured Milvus and SQL store, in this process. */
   openKnowledge(config: RagConfig): KnowledgeAdmin;
   /** `ragtime serve`: the HTTP API, listening when it resolves. */

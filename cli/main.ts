@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { registerAsk } from './commands/ask';
 import { registerCodecCommands } from './commands/codec';
+import { registerDoctor } from './commands/doctor';
 import { registerEval } from './commands/eval';
 import { registerIngest } from './commands/ingest';
 import { registerKnowledgeCommands } from './commands/knowledge';
@@ -35,6 +36,7 @@ export async function main(argv: string[], host: CliHost): Promise<number> {
   try {
     context = createCliContext({ ...process.env }, host);
     registerServices(program, setExit);
+    registerDoctor(program, context, setExit);
     registerAsk(program, context, setExit);
     registerRunCommands(program, context, setExit);
     registerKnowledgeCommands(program, context, setExit);

@@ -30,6 +30,7 @@ export function runDetailOf(outcome: RagOutcome, record: RunRecord, temporalUiUr
     retrievals: record.retrievals.map(retrievalOf),
     timings: record.stages,
     grades: record.grades,
+    modelCalls: record.modelCalls,
     hitl: outcome.rounds,
     durationMs: record.durationMs,
     temporalUiUrl,

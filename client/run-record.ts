@@ -3,7 +3,8 @@ import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-w
 import type { temporal } from '@temporalio/proto';
 import type { RetrievalStatus, Route } from '../core/schemas/graph-values';
 import type { EvidenceGrade } from '../core/schemas/model-outputs';
-import type { RunGrade, Stage } from '../core/schemas/run-detail';
+import type { ModelCallRecord } from '../core/schemas/model-call';
+import type { RunGrade, RunModelCall, Stage } from '../core/schemas/run-detail';
 import type { RetrievalResult } from '../core/trace/writers';
 import { eventMillis, stagesOf } from './history-stages';
 
@@ -31,6 +32,8 @@ export type RunRecord = {
   stages: Stage[];
   /** Every grade the grader model gave (grades of empty evidence call no model and are not here), in history order. */
   grades: RunGrade[];
+  /** How each model call asked (rung, temperature) and what it changed, from the model activities' results (issue 24). */
+  modelCalls: RunModelCall[];
 };
 
 const MODEL_ACTIVITIES = new Set(['planComplexity', 'gradeEvidence', 'planRewrite', 'generateAnswer']);
@@ -45,7 +48,7 @@ type ActivityInput = { query?: string; purpose?: string; question?: string };
 /** The activities whose input and result the record decodes. */
 const DECODED = new Set(['retrieve', 'gradeEvidence']);
 
-type OneWorkflow = { retrievals: RetrievalRecord[]; grades: RunGrade[]; activities: Record<string, number>; events: HistoryEvent[]; stages: Stage[] };
+type OneWorkflow = { retrievals: RetrievalRecord[]; grades: RunGrade[]; modelCalls: RunModelCall[]; activities: Record<string, number>; events: HistoryEvent[]; stages: Stage[] };
 
 async function readOne(client: Client, workflowId: string): Promise<OneWorkflow> {
   const converter = client.options.loadedDataConverter;
@@ -54,6 +57,7 @@ async function readOne(client: Client, workflowId: string): Promise<OneWorkflow>
   const activities: Record<string, number> = {};
   const retrievals: RetrievalRecord[] = [];
   const grades: RunGrade[] = [];
+  const modelCalls: RunModelCall[] = [];
   for (const event of events) {
     const start = event.activityTaskScheduledEventAttributes;
     if (start) {
@@ -65,6 +69,11 @@ async function readOne(client: Client, workflowId: string): Promise<OneWorkflow>
     const done = event.activityTaskCompletedEventAttributes;
     if (done) {
       const what = scheduled.get(String(done.scheduledEventId));
+      if (what && MODEL_ACTIVITIES.has(what.type)) {
+        const result = await decodeFromPayloadsAtIndex<{ modelCalls?: ModelCallRecord[] }>(converter, 0, done.result?.payloads);
+        // Results recorded before issue 24 have no records.
+        for (const call of result?.modelCalls ?? []) modelCalls.push({ workflowId, activity: what.type, ...call });
+      }
       if (what?.type === 'retrieve') {
         const result = await decodeFromPayloadsAtIndex<{ data: RetrievalResult }>(converter, 0, done.result?.payloads);
         retrievals.push({ workflowId, purpose: what.input?.purpose ?? '', query: what.input?.query ?? '', result: result.data });
@@ -85,7 +94,7 @@ async function readOne(client: Client, workflowId: string): Promise<OneWorkflow>
       }
     }
   }
-  return { retrievals, grades, activities, events, stages: [...stagesOf(events, workflowId).values()] };
+  return { retrievals, grades, modelCalls, activities, events, stages: [...stagesOf(events, workflowId).values()] };
 }
 
 async function questionOf(client: Client, events: HistoryEvent[]): Promise<string | null> {
@@ -109,12 +118,14 @@ export async function readRunRecord(client: Client, workflowId: string): Promise
     .sort();
   const retrievals = [...parent.retrievals];
   const grades = [...parent.grades];
+  const modelCalls = [...parent.modelCalls];
   const stages = [...parent.stages];
   const activities = { ...parent.activities };
   for (const child of children) {
     const record = await readOne(client, child);
     retrievals.push(...record.retrievals);
     grades.push(...record.grades);
+    modelCalls.push(...record.modelCalls);
     stages.push(...record.stages);
     for (const [type, n] of Object.entries(record.activities)) activities[type] = (activities[type] ?? 0) + n;
   }
@@ -127,5 +138,6 @@ export async function readRunRecord(client: Client, workflowId: string): Promise
     question: await questionOf(client, parent.events),
     stages: stages.map(relativeTo(first)).sort((a, b) => a.scheduledAtMs - b.scheduledAtMs),
     grades,
+    modelCalls,
   };
 }

@@ -6,6 +6,7 @@ import type { RagClient } from '../client/rag-client';
 import { assertWorkerPolling } from '../client/worker-check';
 import { describeKeyring } from '../core/codec-keys';
 import type { RagConfig } from '../core/config';
+import type { DoctorReport } from '../core/schemas/doctor';
 import { auditSqliteFileOf, sqliteFileOf } from '../runtime/data-files';
 import { createCodecHandler } from './codec/codec-handler';
 import { lazySearch, type OpenRetriever } from './mcp/lazy-search';
@@ -27,6 +28,8 @@ export type ServeApiOptions = {
   temporalUiUrl?: string;
   /** search_knowledge at /mcp (docs/MCP.md): the stores' retriever, opened on the first search; without it the tool is not offered. */
   openRetriever?: OpenRetriever;
+  /** GET /api/doctor: the checks of `ragtime doctor` (they live in workers/, which server/ does not import); without it, 503. */
+  runDoctor?: () => Promise<DoctorReport>;
 };
 
 export type RunningApi = {
@@ -78,6 +81,7 @@ export async function serveApi(config: RagConfig, rag: RagClient, options: Serve
       workerCheck: () => assertWorkerPolling(rag, config.temporal),
       ...(codecHandler ? { codecHandler } : {}),
       ...(mcpSearch ? { mcp: { search: mcpSearch.search, grade: mcpSearch.grade } } : {}),
+      ...(options.runDoctor ? { doctor: options.runDoctor } : {}),
       consoleRoot: CONSOLE_DIST,
       ...(options.temporalUiUrl ? { temporalUiUrl: options.temporalUiUrl } : {}),
       logger: { level: options.logLevel },

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { Ambiguity, Answerability, Relevance, RetrievalStatus, Route } from './graph-values';
 import { RagSubTrace, RagTrace, RETRIEVAL_META_FIELDS } from './rag-trace';
+import { ModelCallRecord } from './model-call';
 import { RetrievalDiagnostics } from './retrieval-diagnostics';
 import { Chunk } from './retrieved-chunk';
 import { HitlRound, RagOutcome } from './run-io';
@@ -98,6 +99,10 @@ export const RunGrade = z.object({
 });
 export type RunGrade = z.infer<typeof RunGrade>;
 
+/** One model call of the run or of a sub-question child (issue 24): the activity that made it and how it asked. */
+export const RunModelCall = ModelCallRecord.extend({ workflowId: z.string(), activity: z.string() });
+export type RunModelCall = z.infer<typeof RunModelCall>;
+
 export const RunDetail = z.object({
   /** The question the run was started with (its workflow input); null for a run resumed from a snapshot. */
   question: z.string().nullable(),
@@ -110,6 +115,8 @@ export const RunDetail = z.object({
   /** Ordered by scheduledAtMs. */
   timings: z.array(Stage),
   grades: z.array(RunGrade),
+  /** In history order; empty for the offline provider (it calls no model) and for runs recorded before issue 24. */
+  modelCalls: z.array(RunModelCall),
   hitl: z.array(HitlRound),
   /** From the run's first history event to its last, ms. */
   durationMs: z.number().min(0),

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { DocumentRecord, KbName, KbStats } from '../../core/knowledge/knowledge-base';
 import { RagStep } from '../../core/progress/rag-step';
 import { SessionTrace } from '../../core/schemas/audit';
+import { DoctorReport } from '../../core/schemas/doctor';
 import { RagTrace } from '../../core/schemas/rag-trace';
 import { Route } from '../../core/schemas/graph-values';
 import { RunComparison } from '../../core/schemas/run-comparison';
@@ -71,6 +72,9 @@ export const DocumentParams = z.strictObject({ kb: KbName.describe('the knowledg
 export const KbList = z.object({ kbs: z.array(KbStats.extend({ default: z.boolean() })) });
 export const DocumentList = z.object({ kb: z.string(), documents: z.array(DocumentRecord) });
 export const DocumentRemoved = z.object({ kb: z.string(), removed: DocumentRecord });
+
+/** GET /api/doctor: one check per configured service and model endpoint (core/schemas/doctor.ts). */
+export { DoctorReport };
 
 export { RagOutcome, RagStep, SessionTrace };
 

@@ -11,6 +11,7 @@ import { consoleAssets } from './console-assets';
 import { installErrorHandlers } from './error-handler';
 import { clientErrorHandler, installHostCheck, routerErrorHandler } from './protocol-errors';
 import { diagnosisRoutes } from './routes/diagnosis';
+import { doctorRoutes } from './routes/doctor';
 import { knowledgeRoutes } from './routes/knowledge';
 import { metaRoutes } from './routes/meta';
 import { progressRoutes } from './routes/progress';
@@ -72,6 +73,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     auditStore: options.auditStore,
     tenants: options.tenants,
     ...(options.knowledge ? { knowledge: options.knowledge } : {}),
+    ...(options.doctor ? { doctor: options.doctor } : {}),
     limits,
     workerCheck: options.workerCheck ?? (async () => undefined),
     newSessionId: options.newSessionId ?? (() => `api-${randomUUID()}`),
@@ -91,6 +93,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     await api.register(progressRoutes, deps);
     await api.register(diagnosisRoutes, deps);
     await api.register(knowledgeRoutes, deps);
+    await api.register(doctorRoutes, deps);
   });
   // MCP over Streamable HTTP (docs/MCP.md): the same tokens and tenants as the API.
   void app.register(

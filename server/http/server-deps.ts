@@ -1,5 +1,6 @@
 import type { AuditStore } from '../../activities/ports';
 import type { DocumentRecord, KbStats } from '../../core/knowledge/knowledge-base';
+import type { DoctorReport } from '../../core/schemas/doctor';
 import type { RagClient } from '../../client/rag-client';
 import type { McpHttpOptions } from '../mcp/mcp-http-options';
 import type { CodecHandler } from './codec-mount';
@@ -54,6 +55,8 @@ export type HttpServerOptions = {
   consoleRoot?: string;
   /** The MCP endpoint at /mcp (docs/MCP.md): search_knowledge's retrieval, session bounds. */
   mcp?: McpHttpOptions;
+  /** GET /api/doctor: the checks of `ragtime doctor` (workers/doctor/, injected by the entry point); without it, 503. */
+  doctor?: () => Promise<DoctorReport>;
   /** fastify's logger option: false (the default) for none, true or pino options to log requests. */
   logger?: boolean | { level: string };
 };
@@ -61,6 +64,7 @@ export type HttpServerOptions = {
 /** What the route plugins receive. */
 export type RouteDeps = Required<Pick<HttpServerOptions, 'rag' | 'auditStore' | 'tenants'>> & {
   knowledge?: KnowledgeApi;
+  doctor?: () => Promise<DoctorReport>;
   limits: Required<HttpLimits>;
   workerCheck: () => Promise<void>;
   newSessionId: () => string;

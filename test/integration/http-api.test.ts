@@ -288,6 +288,9 @@ describe('OpenAPI, health and the codec endpoint', () => {
   "/api/diagnosis/{sessionId}/trace": [
     "get",
   ],
+  "/api/doctor": [
+    "get",
+  ],
   "/api/kbs": [
     "get",
   ],

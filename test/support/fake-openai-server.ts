@@ -131,8 +131,10 @@ export async function startFakeOpenAiServer(options: { apiKey: string }): Promis
         send(res, 400, errorBody('request body is not JSON', 'invalid_request_error'));
         return;
       }
+      // The json_schema name, or the forced function's name on the ladder's tools rung (issue 24).
       const format = body.response_format as { json_schema?: { name?: string } } | undefined;
-      const schemaName = format?.json_schema?.name;
+      const tools = body.tools as { function?: { name?: string } }[] | undefined;
+      const schemaName = format?.json_schema?.name ?? tools?.[0]?.function?.name;
       requests.push({ path, authorization: req.headers.authorization, body, schemaName });
       if (req.headers.authorization !== `Bearer ${options.apiKey}`) {
         // Like the real API, the message echoes a masked key: the client must not leak even this.

@@ -101,6 +101,7 @@ export function detailOf(outcome: RagOutcome, parts: Partial<Omit<RunDetail, 'ou
     retrievals: [retrievalOf({ workflowId: outcome.workflowId })],
     timings: [stageOf('retrieve', 2, 40, outcome.workflowId)],
     grades: [gradeOf({ workflowId: outcome.workflowId })],
+    modelCalls: [],
     hitl: outcome.rounds,
     durationMs: 50,
     temporalUiUrl: null,

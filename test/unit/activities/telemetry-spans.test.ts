@@ -34,7 +34,8 @@ const models = (includeContent: boolean) =>
   createOpenAiChatModels({ apiKey: API_KEY, baseUrl: openai.baseUrl, fastModel: 'fast-model', gradeModel: 'grade-model', telemetry: { includeContent } });
 
 test('a reply that is not JSON: the chat span ends in ERROR with error.type, and without the reply by default', async () => {
-  openai.enqueue('rewrite_plan', { content: 'not json: secret-reply-text' });
+  // Twice: the reply and the answer to its one re-ask (issue 24).
+  openai.enqueue('rewrite_plan', { content: 'not json: secret-reply-text' }, { content: 'not json: secret-reply-text' });
   await expect(models(false).planRewrite('q')).rejects.toMatchObject({ code: 'MODEL_OUTPUT_INVALID' });
   const [span] = exporter.getFinishedSpans();
   expect(span?.name).toBe('chat fast-model');
@@ -45,7 +46,7 @@ test('a reply that is not JSON: the chat span ends in ERROR with error.type, and
 });
 
 test('with content on, the failed call keeps the message and the exception event', async () => {
-  openai.enqueue('rewrite_plan', { content: 'not json: secret-reply-text' });
+  openai.enqueue('rewrite_plan', { content: 'not json: secret-reply-text' }, { content: 'not json: secret-reply-text' });
   await expect(models(true).planRewrite('q')).rejects.toMatchObject({ code: 'MODEL_OUTPUT_INVALID' });
   const [span] = exporter.getFinishedSpans();
   expect(span?.status.message).toContain('secret-reply-text');

@@ -30,6 +30,8 @@ describe('parseConfig defaults (spec §1, DESIGN.md §6)', () => {
         gradeModel: undefined,
         answerModel: undefined,
         agentModel: undefined,
+        outputMode: 'auto', // issue 24: the ladder from json_schema down
+        temperature: undefined, // issue 24: 0, or none for models known to refuse it
       },
       database: { url: undefined, dataDir: '.data' },
       // AUDIT_INCLUDE_CONTENT: test/unit/core/audit-config.test.ts.
@@ -226,6 +228,15 @@ describe("ragtime's services (DESIGN.md §6)", () => {
     expect(parseConfig(env).models.apiKey).toBe(apiKey);
   });
 
+  test('MODEL_OUTPUT_MODE and MODEL_TEMPERATURE (issue 24): parsed, and a bad value reported with its fix', () => {
+    expect(parseConfig({ MODEL_OUTPUT_MODE: ' Tools ', MODEL_TEMPERATURE: '0.3' }).models).toMatchObject({ outputMode: 'tools', temperature: 0.3 });
+    expect(parseConfig({ MODEL_TEMPERATURE: '0' }).models.temperature).toBe(0);
+    expect(() => parseConfig({ MODEL_OUTPUT_MODE: 'json', MODEL_TEMPERATURE: 'hot' })).toThrow(
+      /MODEL_OUTPUT_MODE="json" is not one of auto, json_schema, tools, json_object, prompt[\s\S]*MODEL_TEMPERATURE="hot" is not a number from 0 to 2/,
+    );
+    expect(() => parseConfig({ MODEL_TEMPERATURE: '3' })).toThrow(/MODEL_TEMPERATURE="3" is not a number from 0 to 2/);
+  });
+
   test('model names and base URL, with the original names as fallbacks', () => {
     const config = parseConfig({ BASE_URL: 'https://ark.example/v3', FAST_MODEL: 'f', GRADE_MODEL: ' g ', MODEL: '' });
     expect(config.models).toStrictEqual({
@@ -236,6 +247,8 @@ describe("ragtime's services (DESIGN.md §6)", () => {
       gradeModel: 'g',
       answerModel: 'g', // ANSWER_MODEL unset: the grader's model writes answers
       agentModel: undefined, // blank means unset, as the original's "if not model" check treats it
+      outputMode: 'auto',
+      temperature: undefined,
     });
     expect(parseConfig({ GRADE_MODEL: 'g', ANSWER_MODEL: ' a ' }).models.answerModel).toBe('a');
     expect(parseConfig({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', BASE_URL: 'x' }).models.baseUrl).toBe(

@@ -1,0 +1,45 @@
+import type { RagConfig } from '../../core/config';
+import type { DoctorCheck } from '../../core/schemas/doctor';
+
+// Shorter values would mask ordinary words; no real key or password is this short.
+const MIN_SECRET_LENGTH = 6;
+
+/** The user info of a URL ("user:password"), whole and by part; none when it has none or is not a URL. */
+function userInfoOf(url: string | undefined): string[] {
+  if (url === undefined) return [];
+  try {
+    const { username, password } = new URL(url);
+    return [password, decodeURIComponent(password), username && password ? `${username}:${password}` : ''];
+  } catch {
+    return [];
+  }
+}
+
+/** Every credential the configuration holds: API keys, tokens, URL passwords. */
+export function secretsOf(config: RagConfig): string[] {
+  const values = [
+    config.models.apiKey,
+    config.rerank.apiKey,
+    config.milvus.token,
+    config.temporal.apiKey,
+    ...userInfoOf(config.database.url),
+    ...userInfoOf(config.embeddings.baseUrl),
+    ...userInfoOf(config.models.baseUrl),
+    ...userInfoOf(config.rerank.endpoint),
+    ...userInfoOf(config.milvus.address),
+  ];
+  return [...new Set(values.filter((value): value is string => typeof value === 'string' && value.length >= MIN_SECRET_LENGTH))];
+}
+
+const mask = (text: string, secrets: readonly string[]) => secrets.reduce((masked, secret) => masked.split(secret).join('***'), text);
+
+/**
+ * The last guard before a report leaves the process: each check names its target without credentials already, but
+ * a server's error text may echo one (a URL, a key in a message), so every configured secret is masked everywhere.
+ */
+export function scrubSecrets(checks: DoctorCheck[], secrets: readonly string[]): DoctorCheck[] {
+  if (secrets.length === 0) return checks;
+  // Masked in the JSON text, so the plan's strings are covered too; a secret is matched as JSON escapes it.
+  const escaped = secrets.map((secret) => JSON.stringify(secret).slice(1, -1));
+  return checks.map((check) => JSON.parse(mask(JSON.stringify(check), escaped)) as DoctorCheck);
+}
