@@ -1,11 +1,12 @@
 /*
- * A fetch for the OpenAI SDK that rewrites the error bodies of providers that do not send OpenAI's shape into it, so
- * the SDK's APIError carries their message (issue 24 §1; docs/PROVIDERS.md). openai-node reads `body.error` only:
- * - Gemini's compatibility layer answers a JSON array, [{"error": {"code": 400, "message": …}}];
+ * A fetch for the OpenAI SDK that rewrites the error bodies of providers that do not send OpenAI's shape into it
+ * (issue 24 §1; docs/PROVIDERS.md):
+ * - Gemini's compatibility layer answers a JSON array, [{"error": {"code": 400, "message": …, "details": […]}}];
  * - old vLLM a flat {"object": "error", "message": …, "code": 400};
  * - FastAPI-style servers {"detail": …}.
- * Without this the SDK reports "400 status code (no body)" for the first two, and the ladder cannot tell what was
- * refused. Successful replies and OpenAI-shaped errors pass through untouched.
+ * openai-node 7 turns such a body into a message that is the body's JSON text (for Gemini, the whole array with its
+ * details) and leaves code, param and type empty; rewritten, the message the ladder records and quotes in errors is
+ * the provider's own sentence, with its code and param. Successful replies and OpenAI-shaped errors pass untouched.
  */
 
 type Fetch = typeof fetch;

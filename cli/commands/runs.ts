@@ -4,6 +4,7 @@ import { HitlAnswer, RunStatus } from '../../core/schemas/run-io';
 import type { CliContext } from '../context';
 import { exitCodeOf, renderOutcome } from '../render/outcome';
 import { renderAnswerRecord } from '../render/answer';
+import { renderModelCalls } from '../render/model-calls';
 import { renderTraceTree } from '../render/trace-tree';
 import { renderIngestBatch, renderSubQuestion } from '../render/workflow-views';
 import { toRagError } from '../../client/errors';
@@ -65,6 +66,9 @@ export function registerRunCommands(program: Command, context: CliContext, setEx
       outcome.rounds.forEach((round) =>
         console.log(`  round ${round.round}: ${round.route} "${round.prompt}" → ${round.outcome}${round.answer ? ` "${round.answer}" (${round.answered_via})` : ''}`),
       );
+      // How the models were asked (issue 24), from the model activities' results in the history.
+      const calls = renderModelCalls((await rag.getRunRecord(workflowId)).modelCalls);
+      if (calls.length > 0) console.log(calls.map((line) => `  ${line}`).join('\n'));
     });
 
   program

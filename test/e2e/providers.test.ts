@@ -125,6 +125,9 @@ async function throughProvider(name: string): Promise<Result> {
     const asked = await ragtime(['ask', QUESTION, '--kb', KB, '--session', `providers-${name}-${RUN}`, '--json'], cliEnv);
     const outcome = parsed<RagOutcome>(asked, `ragtime ask through ${name}`);
     const refusedInAsk = fake.log.filter((entry) => entry.profile === name && entry.status !== 200).length - refusedInEval;
+    const traced = await ragtime(['trace', outcome.workflowId], cliEnv);
+    expect(traced.stdout).toMatch(/model calls: \d+/);
+    expect(traced.stdout).toContain(`gradeEvidence evidence_grade: ${profile.model} @ 127.0.0.1`);
     const description = await RagClient.fromClient(env.client, taskQueue).getRunDetail(outcome.workflowId);
     // Every model call of the run asked on the rung the ladder ended on, at the temperature it ended with.
     const calls = description.modelCalls;

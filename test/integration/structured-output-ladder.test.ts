@@ -8,8 +8,8 @@ import { PROFILES, startProviderFake, type ProviderFake } from '../support/provi
 /*
  * The structured-output ladder through the real openai SDK (issue 24 §1), against the provider profiles of
  * test/support/provider-fakes.ts: what each rung refusal teaches, what is remembered, what a forced setting does, and
- * that the providers' odd error bodies (Gemini's array, old vLLM's flat object, LM Studio's bare string) reach the
- * error message instead of the SDK's "400 status code (no body)".
+ * that the providers' odd error bodies (Gemini's array, old vLLM's flat object, LM Studio's bare string) are quoted
+ * as the provider's own sentence rather than as the body's JSON text.
  */
 
 const API_KEY = 'sk-ladder-0123456789';
@@ -49,7 +49,7 @@ describe('auto: each refusal moves one rung down, once for the life of the proce
     expect(await models.planComplexity('问题二', (record) => records.push(record))).toMatchObject({ complexity: 'simple' });
     expect(statusesOf('gemini')).toEqual([400, 400, 200, 200]);
     expect(records[0]).toMatchObject({ schema: 'complexity_result', model: 'gemini-2.0-flash', outputMode: 'json_object', temperature: 0, requests: 3 });
-    // The array body's message survived the SDK (normalize-error-body.ts): the reason quotes Gemini.
+    // The array body is read as Gemini's sentence (normalize-error-body.ts), not as the array's JSON text.
     expect(records[0]?.steps.map((step) => [step.kind, step.from, step.to])).toEqual([['output_mode', 'json_schema', 'tools'], ['output_mode', 'tools', 'json_object']]);
     expect(records[0]?.steps[0]?.reason).toBe(`400 Invalid JSON payload received. Unknown name "additionalProperties" at 'generation_config.response_schema': Cannot find field.`);
     expect(records[1]).toMatchObject({ outputMode: 'json_object', requests: 1, steps: [] });
