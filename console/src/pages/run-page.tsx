@@ -12,6 +12,7 @@ import { RouteGraph } from '../parts/route-graph';
 import { StatusBadge, formatMs } from '../parts/status-badge';
 import { Waterfall } from '../parts/waterfall';
 import { GradesTable } from '../parts/grades-table';
+import { ModelCallsTable } from '../parts/model-calls-table';
 
 /** The question as asked, and q* when a clarification refined it (the targeted retrieval's query). */
 function questions(detail: RunDetail): { asked: string | null; refined: string | null } {
@@ -76,6 +77,7 @@ export function RunPage({ api, workflowId }: { api: Api; workflowId: string }) {
       <section aria-labelledby="answer-h"><h2 id="answer-h">Answer</h2><AnswerView outcome={outcome} /></section>
       <section aria-labelledby="path-h"><h2 id="path-h">Route path</h2><RouteGraph path={detail.path} /></section>
       <section aria-labelledby="grades-h"><h2 id="grades-h">Grades</h2><GradesTable grades={detail.grades} /></section>
+      <section aria-labelledby="models-h"><h2 id="models-h">Model calls</h2><ModelCallsTable calls={detail.modelCalls ?? []} /></section>
       <section aria-labelledby="retrieval-h">
         <h2 id="retrieval-h">Retrieval</h2>
         {detail.retrievals.length === 0 ? <p className="muted">No retrieval yet.</p> : detail.retrievals.map((retrieval, i) => <RetrievalView key={`${retrieval.workflowId}-${i}`} retrieval={retrieval} />)}
