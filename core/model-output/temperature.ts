@@ -36,5 +36,5 @@ export function plannedTemperature(model: string, setting: number | undefined): 
   if (setting !== undefined) return { temperature: setting, reason: `MODEL_TEMPERATURE=${setting}` };
   const refuser = knownTemperatureRefuser(model);
   if (refuser) return { temperature: null, reason: `omitted: ${refuser.models} refuse temperature 0` };
-  return { temperature: SPEC_TEMPERATURE, reason: 'the spec\'s 0 (MODEL_TEMPERATURE unset)' };
+  return { temperature: SPEC_TEMPERATURE, reason: "the spec's 0, MODEL_TEMPERATURE unset" };
 }

@@ -8,25 +8,24 @@
  * Expected routes: docs/offline-policy.md on samples/knowledge (the questions of `make demo`, scripts/demo.ts).
  * Exit codes: cli/exit-codes.ts (0 completed, 2 invalid input, 3 awaiting input, 4 unreachable service).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { EvalReport } from '../../core/eval/report';
 import type { RetrievalResult } from '../../core/trace/writers';
 import type { RagOutcome } from '../../core/schemas/run-io';
 import { RunComparison } from '../../core/schemas/run-comparison';
+import { closedPort, runRagtime, type CliRun } from '../support/cli-run';
 import { CountingEmbeddingProxy } from '../support/embedding-proxy';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from '../support/fake-openai-server';
 import { newMilvusClient } from '../support/milvus';
 import { REPO_ROOT, pollUntil, services } from '../support/services';
-import { RAGTIME_BIN, assertServicesReachable, serviceEnvironment, startWorkerProcess, stopWorkerProcess, tail } from '../support/worker-process';
+import { assertServicesReachable, serviceEnvironment, startWorkerProcess, stopWorkerProcess, tail } from '../support/worker-process';
 
 jest.setTimeout(60_000);
 
-const BIN = RAGTIME_BIN;
 const RUN = randomUUID().slice(0, 8);
 const COLLECTION = `e2e_cli_${RUN}`;
 const SESSION = `e2e-cli-${RUN}`;
@@ -39,25 +38,11 @@ const baseEnv: NodeJS.ProcessEnv = { ...serviceEnvironment({ collection: COLLECT
 const offlineEnv: NodeJS.ProcessEnv = { ...baseEnv, TEMPORAL_TASK_QUEUE: OFFLINE_QUEUE, MODEL_PROVIDER: 'offline' };
 let openAiEnv: NodeJS.ProcessEnv;
 
-type Run = { code: number | null; stdout: string; stderr: string };
+type Run = CliRun;
 
 
-/** Runs `node bin/ragtime.js …` and resolves when it exits (killed after `timeoutMs`). */
-function ragtime(args: string[], env: NodeJS.ProcessEnv = offlineEnv, timeoutMs = 45_000): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [BIN, ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+/** Runs `node bin/ragtime.js …` with the offline worker's settings unless told otherwise. */
+const ragtime = (args: string[], env: NodeJS.ProcessEnv = offlineEnv, timeoutMs = 45_000): Promise<Run> => runRagtime(args, env, timeoutMs);
 
 /** `ragtime <args> --json`: the parsed stdout, with the exit code (stderr shown when stdout is not JSON). */
 async function ragtimeJson<T>(args: string[], env?: NodeJS.ProcessEnv): Promise<{ code: number | null; json: T }> {
@@ -72,24 +57,19 @@ async function ragtimeJson<T>(args: string[], env?: NodeJS.ProcessEnv): Promise<
 const ask = (question: string, env?: NodeJS.ProcessEnv) => ragtimeJson<RagOutcome>(['ask', question, '--session', SESSION], env);
 
 const workers: ChildProcess[] = [];
+/** What each worker printed, by task queue. */
+const workerOutput = new Map<string, () => string>();
 
 /** Starts `ragtime worker` (test/support/worker-process.ts); stopped in afterAll. */
 async function startWorker(env: NodeJS.ProcessEnv): Promise<ChildProcess> {
-  const { child } = await startWorkerProcess(env);
+  const { child, output } = await startWorkerProcess(env);
   workers.push(child);
+  workerOutput.set(env.TEMPORAL_TASK_QUEUE ?? '', output);
   return child;
 }
 
 const stopWorker = stopWorkerProcess;
 
-/** A loopback port nobody listens on (bound, then released). */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 let server: FakeOpenAiServer;
 
@@ -535,4 +515,10 @@ describe('MODEL_PROVIDER=openai against the scripted OpenAI-compatible server', 
     expect(answered.json).toMatchObject({ status: 'completed', route: 'answer', rounds: [{ answer: 'Aurora X2', outcome: 'answered' }] });
     expect(server.requests.filter((request) => request.schemaName === 'evidence_grade')).toHaveLength(2);
   });
+});
+
+test("the openai worker's start-up line has an output line per model: its rung and temperature, and why (issue 24)", () => {
+  const output = workerOutput.get(OPENAI_QUEUE)?.() ?? '';
+  expect(output).toMatch(/^ {2}output: {6}FAST_MODEL e2e-fast: json_schema \(auto: the top rung until the endpoint refuses it\), temperature 0 \(the spec's 0, MODEL_TEMPERATURE unset\)$/m);
+  expect(output).toMatch(/^ {2}output: {6}GRADE_MODEL, ANSWER_MODEL e2e-grade: json_schema /m);
 });

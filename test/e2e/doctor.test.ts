@@ -8,10 +8,10 @@
  *
  * Exit codes: cli/exit-codes.ts (0 every check passed, 4 one failed).
  */
+import { closedPort } from '../support/cli-run';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { DoctorReport } from '../../core/schemas/doctor';
@@ -61,14 +61,6 @@ async function doctorJson(env: NodeJS.ProcessEnv): Promise<{ code: number | null
 /** The line of a check in the text output (one per kind, but for models). */
 const lineOf = (stdout: string, kind: string) => stdout.split('\n').find((line) => new RegExp(`^(ok  |FAIL) ${kind} `).test(line)) ?? `(no ${kind} line in:\n${stdout})`;
 
-/** A loopback port nobody listens on (bound, then released). */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 let worker: ChildProcess | undefined;
 let openAi: FakeOpenAiServer;
@@ -167,6 +159,20 @@ describe('MODEL_PROVIDER=openai on the scripted server, rerank on the loopback r
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/^ok {3}model {6}e2e-fast @ \S+ +answered the probe \(\d+ ms\)\n {16}plan \(FAST_MODEL\): e2e-fast: json_schema \(.+\), temperature 0 \(.+\)$/m);
     expect(text.stdout).toMatch(/^ {16}plan \(GRADE_MODEL, ANSWER_MODEL\): e2e-grade: json_schema /m);
+  });
+
+  test('MODEL_OUTPUT_MODE and MODEL_TEMPERATURE from the environment: the forced rung and temperature are sent, and said why', async () => {
+    const json = await doctorJson({ ...openAiEnv(API_KEY), MODEL_OUTPUT_MODE: 'tools', MODEL_TEMPERATURE: '0.2' });
+    expect(json.code).toBe(0);
+    const plans = json.report.checks.filter((check) => check.kind === 'model').map((check) => check.plan);
+    expect(plans.map((plan) => [plan?.outputMode, plan?.outputReason, plan?.temperature, plan?.temperatureReason])).toEqual([
+      ['tools', 'MODEL_OUTPUT_MODE=tools', 0.2, 'MODEL_TEMPERATURE=0.2'],
+      ['tools', 'MODEL_OUTPUT_MODE=tools', 0.2, 'MODEL_TEMPERATURE=0.2'],
+    ]);
+    for (const request of probes()) {
+      expect(request.body).toMatchObject({ temperature: 0.2, tool_choice: { type: 'function', function: { name: 'doctor_probe' } } });
+      expect(request.body).not.toHaveProperty('response_format');
+    }
   });
 
   test('a key the endpoint and the reranker refuse: FAIL lines for the models and rerank, exit 4, and no key printed', async () => {

@@ -8,7 +8,6 @@
  * The workers run in this process (one bundle for all), each with the adapters a real worker builds
  * (workers/build-adapters.ts) and the provider's model endpoint; the CLI reaches them through TEMPORAL_TASK_QUEUE.
  */
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
@@ -25,10 +24,10 @@ import { describeWithPlans } from '../../core/schemas/model-call';
 import type { RagOutcome } from '../../core/schemas/run-io';
 import { RagClient } from '../../client/rag-client';
 import { buildAdapters, type Adapters } from '../../workers/build-adapters';
+import { runRagtime, type CliRun } from '../support/cli-run';
 import { comparableOutcome } from '../support/outcomes';
 import { PROFILES, startProviderFake, type ProviderFake } from '../support/provider-fakes';
-import { REPO_ROOT } from '../support/services';
-import { RAGTIME_BIN, assertServicesReachable, serviceEnvironment, tail } from '../support/worker-process';
+import { assertServicesReachable, serviceEnvironment, tail } from '../support/worker-process';
 import { defaultAuditStore, openWorkflowEnv, type WorkflowEnv } from '../workflows/harness';
 
 jest.setTimeout(120_000);
@@ -54,23 +53,9 @@ const EXPECTED: Record<string, { mode: OutputMode; temperature: number | null }>
   gemini: { mode: 'json_object', temperature: 0 },
 };
 
-type Run = { code: number | null; stdout: string; stderr: string };
+type Run = CliRun;
 
-function ragtime(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 100_000): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [RAGTIME_BIN, ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const ragtime = (args: string[], env: NodeJS.ProcessEnv): Promise<Run> => runRagtime(args, env, 100_000);
 
 function parsed<T>(run: Run, what: string): T {
   try {
@@ -131,7 +116,9 @@ async function throughProvider(name: string): Promise<Result> {
     const description = await RagClient.fromClient(env.client, taskQueue).getRunDetail(outcome.workflowId);
     // Every model call of the run asked on the rung the ladder ended on, at the temperature it ended with.
     const calls = description.modelCalls;
-    expect(calls.length).toBeGreaterThan(0);
+    // A full run: the planner, two grades (rewrite, then answer), the rewrite and the answer writer.
+    expect({ name, activities: [...new Set(calls.map((call) => call.activity))].sort() }).toEqual({ name, activities: ['generateAnswer', 'gradeEvidence', 'planComplexity', 'planRewrite'] });
+    expect(calls.filter((call) => call.activity === 'gradeEvidence')).toHaveLength(2);
     for (const call of calls) expect({ name, mode: call.outputMode, temperature: call.temperature }).toEqual({ name, ...EXPECTED[name] });
     // `ragtime doctor` with the settings a user of this provider has: its probe (a process of its own, which has
     // learnt nothing yet) walks the same ladder and says why.

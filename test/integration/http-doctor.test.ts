@@ -1,5 +1,5 @@
+import { closedPort } from '../support/cli-run';
 import { mkdtempSync, rmSync } from 'node:fs';
-import * as net from 'node:net';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { FastifyInstance } from 'fastify';
@@ -22,14 +22,6 @@ const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ragtime-http-doctor-'));
 const envOf = (update: NodeJS.ProcessEnv = {}) =>
   loadConfig({ ...serviceEnvironment({ collection: `http_doctor_${process.pid}`, dataDir }), TEMPORAL_TASK_QUEUE: harness.taskQueue, MODEL_PROVIDER: 'offline', ...update });
 
-/** A loopback port nobody listens on (bound, then released). */
-async function closedPort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 beforeAll(async () => {
   await assertServicesReachable();

@@ -58,7 +58,7 @@ test('failures: FAIL lines with the problem and its fix, a model that stepped do
       ok: true,
       detail: 'answered the probe',
       ms: 1490,
-      plan: plan({ model: 'deepseek-chat', endpoint: 'api.deepseek.com', variables: ['GRADE_MODEL'], outputMode: 'json_object', outputReason: 'json_schema refused: 400 response_format type unavailable', temperature: 0, temperatureReason: "the spec's 0 (MODEL_TEMPERATURE unset)" }),
+      plan: plan({ model: 'deepseek-chat', endpoint: 'api.deepseek.com', variables: ['GRADE_MODEL'], outputMode: 'json_object', outputReason: 'json_schema refused: 400 response_format type unavailable', temperature: 0, temperatureReason: "the spec's 0, MODEL_TEMPERATURE unset" }),
     },
     { kind: 'model', target: 'e2e-fast @ 127.0.0.1:4010', ok: false, detail: 'OPENAI_API_KEY was refused by 127.0.0.1:4010 (401): check OPENAI_API_KEY', ms: 7, plan: plan({ model: 'e2e-fast', endpoint: '127.0.0.1:4010', variables: [] }) },
   ];
@@ -68,7 +68,7 @@ test('failures: FAIL lines with the problem and its fix, a model that stepped do
     "ok   temporal   127.0.0.1:7233                    namespace default (12 ms)
     FAIL milvus     127.0.0.1:19530                   Milvus at 127.0.0.1:19530 is unreachable (connect ECONNREFUSED 127.0.0.1:19530): start it with \`npx ragtime services up\` (or \`make up\`) (503 ms)
     ok   model      deepseek-chat @ api.deepseek.com  answered the probe (1490 ms)
-                    plan (GRADE_MODEL): deepseek-chat: json_object (json_schema refused: 400 response_format type unavailable), temperature 0 (the spec's 0 (MODEL_TEMPERATURE unset))
+                    plan (GRADE_MODEL): deepseek-chat: json_object (json_schema refused: 400 response_format type unavailable), temperature 0 (the spec's 0, MODEL_TEMPERATURE unset)
     FAIL model      e2e-fast @ 127.0.0.1:4010         OPENAI_API_KEY was refused by 127.0.0.1:4010 (401): check OPENAI_API_KEY (7 ms)
                     plan: e2e-fast: json_schema (MODEL_OUTPUT_MODE auto: the strongest rung, not refused), temperature omitted (omitted: OpenAI gpt-5 family refuse temperature 0)
     2 of 4 checks failed (milvus, model): see the FAIL lines above"
