@@ -102,7 +102,7 @@ async function throughProvider(name: string): Promise<Result> {
   const cliEnv = { ...baseEnv, TEMPORAL_TASK_QUEUE: taskQueue };
   const outDir = path.join(dataDir, `eval-${name}`);
   return worker.runUntil(async () => {
-    const evaluation = await ragtime(['eval', 'samples/golden/products', '--kb', KB, '--out', outDir, '--concurrency', '2', '--json'], cliEnv);
+    const evaluation = await ragtime(['eval', 'samples/golden/products', '--kb', KB, '--out', outDir, '--concurrency', '4', '--json'], cliEnv);
     expect({ name, code: evaluation.code, stderr: evaluation.code === 0 ? '' : tail(evaluation.stderr) }).toEqual({ name, code: 0, stderr: '' });
     const report = JSON.parse(readFileSync(path.join(outDir, 'report.json'), 'utf8')) as EvalReport;
     fake.resetModel(name);
@@ -110,9 +110,13 @@ async function throughProvider(name: string): Promise<Result> {
     const asked = await ragtime(['ask', QUESTION, '--kb', KB, '--session', `providers-${name}-${RUN}`, '--json'], cliEnv);
     const outcome = parsed<RagOutcome>(asked, `ragtime ask through ${name}`);
     const refusedInAsk = fake.log.filter((entry) => entry.profile === name && entry.status !== 200).length - refusedInEval;
-    const traced = await ragtime(['trace', outcome.workflowId], cliEnv);
-    expect(traced.stdout).toMatch(/model calls: \d+/);
-    expect(traced.stdout).toContain(`gradeEvidence evidence_grade: ${profile.model} @ 127.0.0.1`);
+    if (name === 'deepseek-thinking') {
+      // `ragtime trace` prints the records (once: the CLI's start-up costs seconds, and the rendering is the same).
+      const traced = await ragtime(['trace', outcome.workflowId], cliEnv);
+      expect(traced.stdout).toMatch(/model calls: \d+/);
+      expect(traced.stdout).toContain(`gradeEvidence evidence_grade: ${profile.model} @ 127.0.0.1`);
+      expect(traced.stdout).toMatch(/json_object, temperature 0, \d+ requests; re-asked \(deepseek-reasoner returned an empty reply\)/);
+    }
     const description = await RagClient.fromClient(env.client, taskQueue).getRunDetail(outcome.workflowId);
     // Every model call of the run asked on the rung the ladder ended on, at the temperature it ended with.
     const calls = description.modelCalls;
@@ -157,12 +161,12 @@ describe.each(Object.keys(EXPECTED).filter((name) => name !== 'openai'))('%s', (
     expect(result.routes).toEqual(reference.routes);
     expect(comparableOutcome(result.outcome)).toEqual(comparableOutcome(reference.outcome));
     expect(result.outcome.answer?.verification.status).toBe('verified');
-    // What was refused is learnt once for the worker's life: the first calls (two at a time: --concurrency 2) meet
-    // each refusal at most once each, and the later run of `ragtime ask` meets none.
+    // What was refused is learnt once for the worker's life: the first calls (up to four at a time: --concurrency 4)
+    // meet each refusal at most once each, and the later run of `ragtime ask` meets none.
     const { mode, temperature } = EXPECTED[name] as { mode: OutputMode; temperature: number | null };
     const steps = OUTPUT_LADDER.indexOf(mode) + (temperature === null && !knownTemperatureRefuser(PROFILES[name]?.model ?? '') ? 1 : 0);
     expect({ inEval: result.refusedInEval > 0, inAsk: result.refusedInAsk }).toEqual({ inEval: steps > 0, inAsk: 0 });
-    expect(result.refusedInEval).toBeLessThanOrEqual(2 * steps);
+    expect(result.refusedInEval).toBeLessThanOrEqual(4 * steps);
     expect(result.models).toContain(`${PROFILES[name]?.model}: ${mode}, ${temperature === null ? 'no temperature' : `temperature ${temperature}`}`);
   });
 });

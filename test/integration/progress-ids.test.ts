@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { offlineWriteAnswer } from '../../activities/adapters/offline-chat-models';
 import type { ChatModels, Retriever } from '../../activities/ports';
+import { RagError } from '../../core/errors';
 import type { RagStep } from '../../core/progress/rag-step';
 import { RunStarted } from '../../server/http/api-schemas';
 import { bearer, openHttpHarness, type HttpHarness } from '../support/http-harness';
@@ -184,4 +185,27 @@ test('issue 14 §12: resuming with Last-Event-ID at two points of a complex run 
   expect(idsOf(first)).toEqual(range(0, 5));
   expect(idsOf(second)).toEqual(range(5, 15));
   expect(idsOf(third)).toEqual(range(15, 20));
+}, 90_000);
+
+test('a progress poll that fails for a moment (a query timing out on a busy worker) is polled again: no step lost, no error event', async () => {
+  // The server's client, failing its 2nd and 3rd progress reads as a timed-out query would (SERVICE_UNAVAILABLE).
+  let reads = 0;
+  const flaky = Object.create(harness.rag) as typeof harness.rag;
+  flaky.getProgress = async (workflowId: string) => {
+    reads += 1;
+    if (reads === 2 || reads === 3) throw new RagError('SERVICE_UNAVAILABLE', 'query timed out (injected)');
+    return harness.rag.getProgress(workflowId);
+  };
+  const flakyApp = harness.server({ rag: flaky });
+  const flakyBase = await flakyApp.listen({ host: '127.0.0.1', port: 0 });
+  const started = RunStarted.parse(
+    JSON.parse((await flakyApp.inject({ method: 'POST', url: '/api/runs', headers: bearer('acme'), payload: { question: QUESTION, sessionId: sessionId(), wait: false } })).body),
+  );
+  const response = await fetch(`${flakyBase}/api/runs/${started.workflowId}/progress`, { headers: bearer('acme') });
+  const text = await response.text();
+  const events = text.split('\n\n').flatMap((block) => /^event: (\w+)$/m.exec(block)?.[1] ?? []);
+  expect(reads).toBeGreaterThan(3);
+  expect(events).not.toContain('error');
+  expect(events.at(-1)).toBe('outcome');
+  expect(events.filter((event) => event === 'step')).toHaveLength((await harness.rag.getProgress(started.workflowId)).length);
 }, 90_000);

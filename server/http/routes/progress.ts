@@ -16,6 +16,9 @@ const ProgressHeaders = z.object({ 'last-event-id': z.string().regex(/^\d{1,9}$/
 
 type Snapshot = { outcome: RagOutcome; steps: RagStep[] };
 
+/** Polls in a row that may fail before the stream reports the failure (a few seconds at the default 500 ms). */
+const MAX_POLL_FAILURES = 5;
+
 /**
  * The outcome first, then the steps: once the outcome has settled, the steps read after it are complete. Only the
  * steps whose index is final (stableSteps): while sub-questions run, the listing holds their live steps, and a
@@ -81,6 +84,22 @@ export const progressRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { ra
         };
       });
 
+    // A poll that fails for a moment (a query that timed out on a busy worker, a run closing between the two reads)
+    // is polled again; the stream gives up with an `error` event only after a few failures in a row, or at once on a
+    // terminal one (the run is gone).
+    const nextSnapshot = async (): Promise<Snapshot | null> => {
+      for (let failures = 1; ; failures += 1) {
+        try {
+          return await snapshot(rag, workflowId);
+        } catch (error) {
+          if ((isRagError(error) && error.terminal) || failures >= MAX_POLL_FAILURES) throw error;
+          request.log.warn({ err: error, failures }, 'progress poll failed; polling again');
+          await pause();
+          if (stopped) return null;
+        }
+      }
+    };
+
     const follow = async () => {
       try {
         for (;;) {
@@ -91,7 +110,9 @@ export const progressRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { ra
           }
           await pause();
           if (stopped) return;
-          current = await snapshot(rag, workflowId);
+          const next = await nextSnapshot();
+          if (next === null) return;
+          current = next;
         }
       } catch (error) {
         const body = isRagError(error) ? { error: error.code, message: error.message } : { error: 'INTERNAL', message: 'progress polling failed' };
