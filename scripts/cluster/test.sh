@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# `make test-cluster`: the tests of test/cluster (issue 27) against the Temporal cluster of scripts/cluster.sh, with
+# Milvus Lite and the embeddings server of scripts/services.sh (started when not running, and then stopped again; the
+# dev server is not needed). The cluster itself is brought up by the tests' globalSetup (built on first use) and
+# stopped at the end if they started it. Not part of `make test`: .ci/run runs it after that (see docs/DEPLOYMENT.md).
+# Extra arguments go to jest (e.g. `scripts/cluster/test.sh test/cluster/runs.cluster.ts`).
+set -euo pipefail
+# shellcheck source=scripts/env.sh
+source "$(dirname "${BASH_SOURCE[0]}")/../env.sh"
+cd "$RAGTIME_ROOT"
+started=()
+for svc in milvus embeddings; do
+  if ! bash scripts/services.sh status "$svc" >/dev/null 2>&1; then started+=("$svc"); fi
+done
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  if [[ ${#started[@]} -gt 0 ]]; then bash scripts/services.sh down "${started[@]}" || rc=1; fi
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+bash scripts/services.sh up milvus embeddings
+npx jest -c test/cluster/jest.config.js "$@"
