@@ -26,7 +26,25 @@ function answerLines(answer: RagAnswer): string[] {
   const { verification } = answer;
   lines.push(`  ${verification.status}: ${VERIFICATION_NOTE[verification.status]}${answer.repair_attempted ? ' (after one repair)' : ''}`);
   for (const sentence of verification.uncited_sentences.slice(0, 3)) lines.push(`    not backed by a source: ${oneLine(sentence, 120)}`);
-  return lines;
+  return [...lines, ...answerCheckLines(answer)];
+}
+
+const ACTION_NOTE = {
+  allow: 'reported only',
+  warn: 'the answer is kept; check these against the sources',
+  refuse: 'the answer was withheld (ANSWER_CHECK_ACTION=refuse)',
+} as const;
+
+/** The answer check's findings (issue 26 §4), when it had any: the action, then up to three of each kind. */
+function answerCheckLines(answer: RagAnswer): string[] {
+  const { action, numeric_warnings: numbers = [], unsupported_claims: claims = [] } = answer.verification;
+  if (action === undefined) return [];
+  return [
+    `  answer check: ${action} — ${numbers.length} number(s) no cited quote holds, ${claims.length} claim(s) without support; ${ACTION_NOTE[action]}`,
+    ...numbers.slice(0, 3).map((warning) => `    "${warning.token}" (${warning.kind}, ${warning.reason}) in: ${oneLine(warning.sentence, 100)}`),
+    ...claims.slice(0, 3).map((claim) => `    claim without support (overlap ${claim.overlap}): ${oneLine(claim.sentence, 100)}`),
+    ...(answer.withheld_text === undefined ? [] : [`    withheld: ${oneLine(answer.withheld_text, 160)}`]),
+  ];
 }
 
 /**
@@ -54,5 +72,10 @@ export function renderAnswerRecord(outcome: RagOutcome): string[] {
       `${answer.repair_attempted ? ', repaired once' : ''}; ${answer.model}, ${answer.prompt_version}, ${answer.duration_ms} ms`,
     ...(invalid.length > 0 ? [`  invalid citations: ${invalid.join(', ')}`] : []),
     ...answer.verification.uncited_sentences.map((sentence) => `  uncited: ${oneLine(sentence, 120)}`),
+    ...(answer.verification.action === undefined
+      ? []
+      : [`  answer check: ${answer.verification.action}, ${answer.verification.numeric_warnings?.length ?? 0} numeric warning(s), ${answer.verification.unsupported_claims?.length ?? 0} unsupported claim(s)`]),
+    ...(answer.verification.numeric_warnings ?? []).map((warning) => `  number: "${warning.token}" ${warning.kind} ${warning.reason}`),
+    ...(answer.withheld_text === undefined ? [] : [`  withheld: ${oneLine(answer.withheld_text, 120)}`]),
   ];
 }

@@ -1,3 +1,4 @@
+import type { AnswerVerification } from '../schemas/answer';
 import type { DiagnosisEvent, DiagnosisEventType } from '../schemas/audit';
 import { cutText, isoTime } from './bounded-text';
 import type { AuditIds } from './tool-invocation';
@@ -94,13 +95,24 @@ export function completedEvent(
 
 /**
  * The answer node ran (DESIGN §3.6): how long the answer is, how many citations it has and whether they verified,
- * or that the writer failed (its error code). Never the answer's text.
+ * the answer check's action and how many numbers and claims it flagged (when it flagged any), or that the writer
+ * failed (its error code). Never the answer's text.
  */
 export function answerWrittenEvent(
   ids: AuditIds,
   at: number,
   facts:
-    | { written: true; chars: number; citations: number; verification: string; repairAttempted: boolean; model: string; durationMs: number }
+    | {
+        written: true;
+        chars: number;
+        citations: number;
+        verification: string;
+        repairAttempted: boolean;
+        model: string;
+        durationMs: number;
+        /** The answer's verification, for the answer check's action and counts (issue 26 §4); never its text. */
+        answerCheck?: Pick<AnswerVerification, 'action' | 'numeric_warnings' | 'unsupported_claims'>;
+      }
     | { written: false; errorType: string },
 ): DiagnosisEvent {
   return event(
@@ -117,6 +129,14 @@ export function answerWrittenEvent(
           repair_attempted: facts.repairAttempted,
           answer_model: cutText(facts.model, ERROR_TYPE_CHARS),
           duration_ms: facts.durationMs,
+          // Only when the check had findings, so the events of clean answers read as before.
+          ...(facts.answerCheck?.action
+            ? {
+                answer_check: facts.answerCheck.action,
+                numeric_warnings: facts.answerCheck.numeric_warnings?.length ?? 0,
+                unsupported_claims: facts.answerCheck.unsupported_claims?.length ?? 0,
+              }
+            : {}),
         }
       : { status: 'running', answer_failed: true, error_type: cutText(facts.errorType, ERROR_TYPE_CHARS) },
   );

@@ -48,12 +48,63 @@ export const InvalidCitation = z.object({
 });
 export type InvalidCitation = z.infer<typeof InvalidCitation>;
 
-/** What the verifier found (core/answer/verify-answer.ts). */
+/**
+ * What the answer check (core/answer/answer-check.ts, issue 26 §4) does with an answer it has findings on, by
+ * ANSWER_CHECK_ACTION: `allow` reports them only, `warn` (the default) reports them as warnings and keeps the answer,
+ * `refuse` withholds an answer that has a numeric warning (its text becomes the no-knowledge sentence; the writer's
+ * text is kept in `withheld_text`). Unsupported claims alone never refuse: they warn.
+ */
+export const AnswerCheckAction = z.enum(['allow', 'warn', 'refuse']);
+export type AnswerCheckAction = z.infer<typeof AnswerCheckAction>;
+
+/**
+ * What a checked token is: a bare number, a number with a unit (`quantity`: 256GB, 10 秒, 399 元, 2 年, 50%), a date
+ * (2024-05-01, 2024年5月1日, 5月1日, 2024年) or a model name (Latin letters and digits in one word: X2, RTX4090, AX3000).
+ */
+export const NumericTokenKind = z.enum(['number', 'quantity', 'date', 'model_name']);
+export type NumericTokenKind = z.infer<typeof NumericTokenKind>;
+
+/**
+ * Why a token is flagged: no valid cited quote (nor the question) holds it (`not_in_quotes`); a quote holds its
+ * number but with another unit (`unit_mismatch`, 256MB written where 256GB is quoted); or the answer has no citation
+ * that holds at all, so nothing can support it (`no_cited_quote`).
+ */
+export const NumericWarningReason = z.enum(['not_in_quotes', 'unit_mismatch', 'no_cited_quote']);
+export type NumericWarningReason = z.infer<typeof NumericWarningReason>;
+
+/** A number, date, unit or model name of the answer that none of its cited quotes contains. */
+export const NumericWarning = z.object({
+  /** The token as the answer writes it (e.g. "５１２ GB", "2024年5月1日", "RTX4090"). */
+  token: z.string(),
+  kind: NumericTokenKind,
+  /** The answer's sentence that holds it, as written. */
+  sentence: z.string(),
+  reason: NumericWarningReason,
+});
+export type NumericWarning = z.infer<typeof NumericWarning>;
+
+/**
+ * A cited sentence whose content words are too rarely in the quotes it cites (`overlap`: the share of its content
+ * words, those of the question left out, found in them; below MIN_CLAIM_OVERLAP).
+ */
+export const UnsupportedClaim = z.object({ sentence: z.string(), overlap: z.number().min(0).max(1) });
+export type UnsupportedClaim = z.infer<typeof UnsupportedClaim>;
+
+/**
+ * What the verifier found (core/answer/verify-answer.ts). The answer check's three fields are present when it has
+ * findings, and absent when it found nothing (the same as `action: allow`) or the answer predates the check.
+ */
 export const AnswerVerification = z.object({
   status: VerificationStatus,
   invalid_citations: z.array(InvalidCitation),
   /** Sentences of the answer that carry no valid citation, as written. */
   uncited_sentences: z.array(z.string()),
+  /** Numbers, dates, units and model names of the answer that no cited quote (nor the question) contains. */
+  numeric_warnings: z.array(NumericWarning).optional(),
+  /** Cited sentences whose words the quotes they cite barely hold. */
+  unsupported_claims: z.array(UnsupportedClaim).optional(),
+  /** What ANSWER_CHECK_ACTION made of the findings; `refuse` means the answer's text was withheld. */
+  action: AnswerCheckAction.optional(),
 });
 export type AnswerVerification = z.infer<typeof AnswerVerification>;
 
@@ -81,6 +132,11 @@ export const RagAnswer = z.object({
   prompt_version: z.string(),
   /** True when the first draft failed verification and the writer was asked once to repair it. */
   repair_attempted: z.boolean(),
+  /**
+   * Set only when the answer check refused the answer (`verification.action` is `refuse`): the writer's text, which
+   * `text` replaces with the no-knowledge sentence. Shown for review; not an answer to give a person.
+   */
+  withheld_text: z.string().optional(),
 });
 export type RagAnswer = z.infer<typeof RagAnswer>;
 
