@@ -1,6 +1,7 @@
 import type { GradeStepResult } from '../core/graph/grade-step';
 import type { RagAnswer } from '../core/schemas/answer';
 import type { AuditBatch } from '../core/schemas/audit';
+import type { AnswerConversation, ConversationRecord, SessionTurn } from '../core/schemas/conversation';
 import type { ComplexityPlan } from '../core/graph/plan-complexity';
 import type { ModelCallRecord } from '../core/schemas/model-call';
 import type { EvidenceGrade } from '../core/schemas/model-outputs';
@@ -26,7 +27,14 @@ export type ActivityResult<T> = {
 /** Which retrieval of the graph this is: for the activity summary, logs and diagnostics. */
 export type RetrievalPurpose = 'initial' | 'rewritten' | 'sub_question' | 'hitl_targeted';
 
-export type PlanComplexityInput = { question: string };
+export type PlanComplexityInput = {
+  question: string;
+  /**
+   * The planner's attempt when the workflow retries it itself (speculation ahead of the planner, issue 26 §5): every
+   * execution is then the activity's attempt 1, and the schema budget counts this instead. Absent: the activity's own.
+   */
+  attempt?: number;
+};
 export type RetrieveInput = {
   query: string;
   purpose: RetrievalPurpose;
@@ -49,6 +57,10 @@ export type GenerateAnswerInput = {
   docs: Chunk[];
   /** The one repair attempt: the answer whose verification failed. */
   repair?: { previous: RagAnswer };
+  /** On a turn with history (issue 25 §1): the person's own words and the window of earlier turns. */
+  conversation?: AnswerConversation;
+  /** Streams the text as it is written (issue 25 §2) under the answer generation the workflow named. */
+  stream?: { generation: string };
 };
 
 /** The grade, and what it resolves to. The evidence list is not sent back: the workflow keeps it (spec §4.5 step 7). */
@@ -80,4 +92,27 @@ export interface AuditActivities {
    * writes no trace: the audit is a record of the run, not part of it.
    */
   recordAudit(batch: AuditBatch): Promise<AuditRecordResult>;
+}
+
+/** A session as the conversation activities key it: tenant ('' for runs no HTTP tenant started) and session id. */
+export type SessionKey = { tenant: string; sessionId: string };
+export type OpenTurnInput = SessionKey & { question: string };
+export type OpenTurnData = {
+  /** What retrieval, grading and rewriting use. */
+  standaloneQuestion: string;
+  /** What the answer writer sees of the conversation; null on a first turn. */
+  answerConversation: AnswerConversation | null;
+  record: ConversationRecord;
+};
+export type RecordTurnInput = SessionKey & { turn: Omit<SessionTurn, 'turn'> };
+
+/** Conversations (issue 25 §1, docs/design/conversations.md): the session's turns in, this run's turn out. */
+export interface ConversationActivities {
+  /**
+   * Reads the session's completed turns and makes the question stand alone (FAST_MODEL, or the offline rules) when
+   * it refers back. A failed condensation is not a failure: the question is used as asked, and the record says why.
+   */
+  openTurn(input: OpenTurnInput): Promise<ActivityResult<OpenTurnData>>;
+  /** Records the run's turn as the session's next one; idempotent by workflow id. Null: the worker keeps no turns. */
+  recordTurn(input: RecordTurnInput): Promise<SessionTurn | null>;
 }

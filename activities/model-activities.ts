@@ -6,10 +6,13 @@ import { cleanComplexityResult } from '../core/graph/plan-complexity';
 import { ComplexityResult, EvidenceGrade, RewritePlan } from '../core/schemas/model-outputs';
 import { rewritePlanFragment } from '../core/trace/writers';
 import type { GenerateAnswerInput, GradeEvidenceInput, PlanComplexityInput, PlanRewriteInput, RagActivities } from './contracts';
+import type { AnswerStreamStore } from './adapters/sql-answer-stream';
+import { answerStreamPublisher } from './answer-stream-publisher';
 import { writeVerifiedAnswer } from './answer-writer';
 import { parseModelOutput, rethrowAsModelOutput } from './model-output';
 import type { CallReport, ChatModels } from './ports';
 import { describeWithPlans, type ModelCallRecord } from '../core/schemas/model-call';
+import type { AnswerCheckAction } from '../core/schemas/answer';
 
 const attempt = (): number => Context.current().info.attempt;
 
@@ -35,10 +38,13 @@ async function callModel(call: (report: CallReport) => Promise<unknown>, where: 
  * The model activities (spec §4.2, §4.5, §4.7, and the answer node): call the model, validate its reply, apply the
  * core rules.
  */
-export function modelActivities(models: ChatModels): Pick<RagActivities, 'planComplexity' | 'gradeEvidence' | 'planRewrite' | 'generateAnswer'> {
+export function modelActivities(
+  models: ChatModels,
+  options: { answerCheck?: AnswerCheckAction; answerStream?: AnswerStreamStore } = {},
+): Pick<RagActivities, 'planComplexity' | 'gradeEvidence' | 'planRewrite' | 'generateAnswer'> {
   return {
-    async planComplexity({ question }: PlanComplexityInput) {
-      const where = { model: models.describe, schema: 'complexity_result', attempt: attempt() };
+    async planComplexity({ question, attempt: workflowAttempt }: PlanComplexityInput) {
+      const where = { model: models.describe, schema: 'complexity_result', attempt: workflowAttempt ?? attempt() };
       const modelCalls: ModelCallRecord[] = [];
       const result = parseModelOutput(ComplexityResult, await callModel((report) => models.planComplexity(question, report), where, modelCalls), where);
       try {
@@ -75,7 +81,18 @@ export function modelActivities(models: ChatModels): Pick<RagActivities, 'planCo
 
     async generateAnswer(input: GenerateAnswerInput) {
       const modelCalls: ModelCallRecord[] = [];
-      const answer = await writeVerifiedAnswer(models, input, attempt(), () => Date.now(), (record) => modelCalls.push(record));
+      // Issue 25 §2: the text goes to the side channel as it is written, when the run names a generation for it.
+      const workflowId = Context.current().info.workflowExecution?.workflowId;
+      const publisher =
+        input.stream && options.answerStream && workflowId
+          ? answerStreamPublisher(options.answerStream, { workflowId, generation: input.stream.generation, attempt: attempt() })
+          : null;
+      let answer;
+      try {
+        answer = await writeVerifiedAnswer(models, input, attempt(), () => Date.now(), (record) => modelCalls.push(record), options.answerCheck, publisher?.onText);
+      } finally {
+        await publisher?.end();
+      }
       // No trace fields: the answer sits beside the 59-field trace.
       return { data: answer, traceFragment: { fields: {} }, producedBy: producedBy(models), modelCalls };
     },

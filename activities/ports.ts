@@ -1,4 +1,6 @@
+import type { AnswerTextListener } from '../core/model-output/answer-text-event';
 import type { AnswerVerification } from '../core/schemas/answer';
+import type { AnswerConversation, SessionTurn } from '../core/schemas/conversation';
 import type { AuditBatch, McpToolCallRecord, SessionTrace } from '../core/schemas/audit';
 import type { DocumentRecord } from '../core/knowledge/knowledge-base';
 import type { ModelCallRecord, ModelPlan } from '../core/schemas/model-call';
@@ -21,6 +23,13 @@ export type AnswerRequest = {
   context: string;
   evidence: Chunk[];
   repair?: { previous: unknown; verification: AnswerVerification };
+  /** On a turn with history (issue 25 §1): the person's own words and the earlier turns the writer may read. */
+  conversation?: AnswerConversation;
+  /**
+   * Told the answer's text as it is generated, and to restart before a re-ask or a step down the ladder (issue 25
+   * §2). Advisory: the validated draft the call returns is the record. Must not throw.
+   */
+  onText?: AnswerTextListener;
 };
 
 /**
@@ -44,6 +53,12 @@ export interface ChatModels {
   planRewrite(question: string, report?: CallReport): Promise<unknown>;
   /** The answer draft (`answer_draft`): text with [n] markers and {marker, doc_index, quote} citations. */
   writeAnswer(request: AnswerRequest, report?: CallReport): Promise<unknown>;
+  /**
+   * A follow-up question made to stand alone from the session's earlier turns (`standalone_question`, issue 25 §1).
+   * Providers without it leave follow-ups as they are. A reply that carries `offline_rule` was made by documented
+   * rules, not a model, and says which.
+   */
+  condenseQuestion?(question: string, turns: SessionTurn[], report?: CallReport): Promise<unknown>;
   /** Per model, the output mode and temperature its next call will use and why (providers that call models). */
   plans?(): ModelPlan[];
   /** One tiny structured call per distinct model, through the same ladder as a run's calls. */

@@ -5,6 +5,9 @@ import { EvidenceGrade } from '../core/schemas/model-outputs';
 import type * as ServeApi from '../server/serve-api';
 import type * as ServeCodec from '../server/serve-codec';
 import type * as ServeMcp from '../server/mcp/serve-mcp-stdio';
+import { auditSqliteFileOf } from '../runtime/data-files';
+import type * as SessionTurns from '../activities/adapters/sql-session-turns';
+import type * as AnswerStream from '../activities/adapters/sql-answer-stream';
 import type * as BuildAdapters from '../workers/build-adapters';
 import type * as RunDoctor from '../workers/doctor/run-doctor';
 import type * as RunWorker from '../workers/run-worker';
@@ -41,6 +44,19 @@ const host: CliHost = {
       removeDocument: (kb, docId) => knowledge.removeDocument(kb, docId),
       close: () => adapters.close(),
     };
+  },
+  openSessionTurns(config) {
+    const store = (require('../activities/adapters/sql-session-turns') as typeof SessionTurns).createSessionTurnStore({
+      databaseUrl: config.database.url,
+      sqliteFile: auditSqliteFileOf(config),
+    });
+    return { turnsOf: (tenant, sessionId, options) => store.turnsOf(tenant, sessionId, options), close: () => store.close() };
+  },
+  openAnswerStream(config) {
+    return (require('../activities/adapters/sql-answer-stream') as typeof AnswerStream).createAnswerStreamStore({
+      databaseUrl: config.database.url,
+      sqliteFile: auditSqliteFileOf(config),
+    });
   },
   // search_knowledge at /mcp searches with the retriever `ragtime search` uses (opened on the first search);
   // GET /api/doctor runs the checks of `ragtime doctor`.

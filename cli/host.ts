@@ -1,9 +1,11 @@
+import type { AnswerStreamReader } from '../client/follow-answer';
 import type { RagClient } from '../client/rag-client';
 import type { CodecKeyring } from '../core/codec-keys';
 import type { RagConfig } from '../core/config';
 import type { CodecServerSettings } from '../core/observability-config';
 import type { DoctorReport } from '../core/schemas/doctor';
 import type { DocumentRecord, KbStats } from '../core/knowledge/knowledge-base';
+import type { SessionTurn } from '../core/schemas/conversation';
 import type { EvidenceGrade } from '../core/schemas/model-outputs';
 import type { Chunk } from '../core/schemas/retrieved-chunk';
 import type { RetrievalResult } from '../core/trace/writers';
@@ -33,6 +35,16 @@ export type McpStdioOptions = {
   audit?: { databaseUrl?: string | undefined; sqliteFile: string; includeContent: boolean };
 };
 
+/**
+ * The turns of a session as the worker recorded them (issue 25 §1; activities/adapters/sql-session-turns.ts): read
+ * by `ragtime chat` to show where a conversation stands. Tenant '' for the runs of the CLI.
+ */
+export type SessionTurnReader = {
+  /** Oldest first; `last`: only the latest N. */
+  turnsOf(tenant: string, sessionId: string, options?: { last?: number }): Promise<SessionTurn[]>;
+  close(): Promise<void>;
+};
+
 /** Something the command started that keeps running until it is closed (a server). */
 export type RunningService = { url: string; banner: string; close(): Promise<void> };
 
@@ -56,6 +68,10 @@ export type CliHost = {
   runDoctor(config: RagConfig): Promise<DoctorReport>;
   /** `ragtime kb …` and `ragtime docs …`: the knowledge bases of the configured Milvus and SQL store, in this process. */
   openKnowledge(config: RagConfig): KnowledgeAdmin;
+  /** `ragtime chat`: the session turn store the worker writes (audit.sqlite in the data dir, or DATABASE_URL), read only. */
+  openSessionTurns(config: RagConfig): SessionTurnReader;
+  /** `ragtime ask` and `chat` on a terminal: the side channel streaming answers are written to (issue 25 §2), read only. */
+  openAnswerStream(config: RagConfig): AnswerStreamReader & { close(): Promise<void> };
   /** `ragtime serve`: the HTTP API, listening when it resolves. */
   serveApi(config: RagConfig, rag: RagClient, options: { host: string; port: number; logLevel: 'info' | 'warn'; temporalUiUrl?: string }): Promise<RunningService>;
   /**

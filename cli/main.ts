@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { registerAsk } from './commands/ask';
+import { registerChat } from './commands/chat';
 import { registerCodecCommands } from './commands/codec';
 import { registerDoctor } from './commands/doctor';
 import { registerEval } from './commands/eval';
@@ -38,6 +39,7 @@ export async function main(argv: string[], host: CliHost): Promise<number> {
     registerServices(program, setExit);
     registerDoctor(program, context, setExit);
     registerAsk(program, context, setExit);
+    registerChat(program, context, setExit, verbose);
     registerRunCommands(program, context, setExit);
     registerKnowledgeCommands(program, context, setExit);
     registerKnowledgeBaseCommands(program, context);

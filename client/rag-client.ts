@@ -17,7 +17,9 @@ import { HitlAnswer, RagWorkflowInput, type HitlSettings, type RagOutcome } from
 import type { SpeculationLevel } from '../core/schemas/speculation';
 import {
   TASK_QUEUE,
+  answerStreamQuery,
   awaitOutcomeUpdate,
+  type AnswerStreamState,
   outcomeQuery,
   progressQuery,
   subQuestionWorkflowId,
@@ -66,6 +68,11 @@ export type AskOptions = {
   kb?: string;
   /** Speculative execution for this run (off, retrieve, grade, answer); default: the client's. */
   speculation?: SpeculationLevel;
+  /**
+   * Whose session it is (the HTTP API passes its tenant): a session's earlier turns are read and recorded under it
+   * only (issue 25 §1). Default: '' — the runs of the CLI, the SDK and MCP over stdio.
+   */
+  tenant?: string;
 };
 
 const SUMMARY_LENGTH = 120;
@@ -174,6 +181,7 @@ export class RagClient {
       hitl: options.hitl,
       resumeFrom: options.resumeFrom,
       kb: options.kb,
+      ...(options.tenant ? { tenant: options.tenant } : {}),
       // Left out when off, so that a run that does not speculate starts with the input it always had.
       ...(speculation && speculation !== 'off' ? { speculation } : {}),
     });
@@ -253,6 +261,11 @@ export class RagClient {
    * The progress steps so far (spec §4.13). While sub-questions run, their children's live steps are merged in
    * after the parent's (the parent records them itself once they finish).
    */
+  /** Which answer generation a streaming answer's listeners are shown, and its evidence (issue 25 §2). */
+  async getAnswerStream(workflowId: string): Promise<AnswerStreamState> {
+    return this.query(workflowId, () => this.temporal.workflow.getHandle(workflowId).query(answerStreamQuery));
+  }
+
   async getProgress(workflowId: string): Promise<RagStep[]> {
     const steps = await this.query(workflowId, () => this.temporal.workflow.getHandle(workflowId).query(progressQuery));
     const queued = steps.filter((step) => step.icon === SUB_QUESTION_QUEUED_ICON).length;

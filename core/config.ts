@@ -8,7 +8,9 @@ import { CodecKeyring, readCodecKeyring, type ConfigFiles } from './codec-keys';
 import { CodecServerSettings, OBSERVABILITY_DEFAULTS, TelemetrySettings, readCodecServerSettings, readTelemetrySettings } from './observability-config';
 import { RerankSettings, resolveRerankSettings } from './retrieval/rerank-config';
 import { OutputModeSetting } from './model-output/output-mode';
+import { DEFAULT_SESSION_TURNS } from './schemas/conversation';
 import { DEFAULT_SPECULATION, SPECULATION_LEVELS, SpeculationLevel } from './schemas/speculation';
+import { AnswerCheckAction } from './schemas/answer';
 import { TlsSettings, readTlsSettings } from './tls-settings';
 
 type Env = Record<string, string | undefined>;
@@ -84,6 +86,13 @@ export const RagConfig = z.object({
   telemetry: TelemetrySettings,
   /** SPECULATION (issue 17 §2, core/schemas/speculation.ts): what runs started by this process speculate. */
   speculation: SpeculationLevel,
+  /**
+   * ANSWER_CHECK_ACTION (issue 26 §4, core/answer/answer-check.ts): what the worker's answer check does with numbers
+   * no quote holds and unsupported claims — allow (report), warn (the default: report, keep the answer), refuse.
+   */
+  answerCheck: AnswerCheckAction,
+  /** Conversations (issue 25 §1): SESSION_TURNS, how many earlier turns of a session the answer step sees (0–50). */
+  conversation: z.object({ sessionTurns: z.number().int().min(0).max(50) }),
 });
 export type RagConfig = z.infer<typeof RagConfig>;
 
@@ -120,6 +129,10 @@ export const ENV_DEFAULTS = {
   ...OBSERVABILITY_DEFAULTS,
   // Speculative execution (issue 17 §2): chosen from the side-by-side measurements (docs/PERFORMANCE.md).
   SPECULATION: DEFAULT_SPECULATION,
+  // The answer check (issue 26 §4): flags shown, answers kept, so runs answer as before it existed.
+  ANSWER_CHECK_ACTION: 'warn',
+  // Conversations (issue 25 §1): the answer step sees the last 6 turns; older ones are dropped, and the record says so.
+  SESSION_TURNS: DEFAULT_SESSION_TURNS,
 } as const;
 
 const RERANK_TIMEOUT_FLOOR = 0.1; // spec §1
@@ -129,6 +142,7 @@ type Rule = { what: string; accepts: (value: number) => boolean };
 const ANY_INTEGER: Rule = { what: 'an integer', accepts: () => true };
 const POSITIVE_INTEGER: Rule = { what: 'a positive integer', accepts: (n) => n >= 1 };
 const REQUESTS_IN_FLIGHT: Rule = { what: `a whole number of requests from 1 to ${MAX_EMBEDDING_CONCURRENCY}`, accepts: (n) => Number.isInteger(n) && n >= 1 && n <= MAX_EMBEDDING_CONCURRENCY };
+const SESSION_TURN_COUNT: Rule = { what: 'a whole number of turns from 0 to 50', accepts: (n) => Number.isInteger(n) && n >= 0 && n <= 50 };
 const PORT: Rule = { what: 'a port number (1-65535)', accepts: (n) => n >= 1 && n <= 65535 };
 const POSITIVE_SECONDS: Rule = { what: 'a positive number of seconds', accepts: (n) => n > 0 };
 const POSITIVE_MS: Rule = { what: 'a positive number of milliseconds', accepts: (n) => Number.isFinite(n) && n > 0 };
@@ -255,6 +269,15 @@ function speculationLevel(source: Found | undefined, report: (message: string) =
   return ENV_DEFAULTS.SPECULATION;
 }
 
+/** ANSWER_CHECK_ACTION: allow, warn or refuse (case-insensitive); unset: warn. */
+function answerCheckAction(source: Found | undefined, report: (message: string) => void): AnswerCheckAction {
+  if (source === undefined) return ENV_DEFAULTS.ANSWER_CHECK_ACTION;
+  const parsed = AnswerCheckAction.safeParse(source.value.toLowerCase());
+  if (parsed.success) return parsed.data;
+  report(`ANSWER_CHECK_ACTION=${quote(source.value)} is not one of ${AnswerCheckAction.options.join(', ')}: set one, or unset it to use the default ${ENV_DEFAULTS.ANSWER_CHECK_ACTION}`);
+  return ENV_DEFAULTS.ANSWER_CHECK_ACTION;
+}
+
 /** MODEL_OUTPUT_MODE: auto, json_schema, tools, json_object or prompt (case-insensitive); unset: auto. */
 function outputModeSetting(source: Found | undefined, report: (message: string) => void): OutputModeSetting {
   if (source === undefined) return 'auto';
@@ -358,6 +381,8 @@ const configFromEnv = (files: ConfigFiles | undefined) => z
       codecServer: readCodecServerSettings(read, report),
       telemetry: readTelemetrySettings(read, report),
       speculation: speculationLevel(read.found('SPECULATION'), report),
+      answerCheck: answerCheckAction(read.found('ANSWER_CHECK_ACTION'), report),
+      conversation: { sessionTurns: read.strict(read.found('SESSION_TURNS'), D.SESSION_TURNS, SESSION_TURN_COUNT) },
     };
   })
   .pipe(RagConfig);

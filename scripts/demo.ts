@@ -8,6 +8,7 @@
  * take its route is reported and the tour exits 1. Run it alone with `npx tsx scripts/demo.ts` once the services,
  * a worker and the ingestion are in place.
  */
+import { randomUUID } from 'node:crypto';
 import { readdirSync } from 'node:fs';
 import { routePath } from '../cli/render/route-path';
 import { noKnowledgeText } from '../core/answer/no-knowledge-text';
@@ -18,7 +19,9 @@ import { securedConnection } from '../runtime/temporal-connection';
 import type { RagSubTrace } from '../core/schemas/rag-trace';
 import type { RagOutcome } from '../core/schemas/run-io';
 
-const SESSION = 'demo';
+// One conversation per tour (issue 25 §1): a session's turns are its history, so a second tour must not read the
+// first one's turns. The stops are asked in order in it; the follow-up stop is read with the turn before it.
+const SESSION = `demo-${randomUUID().slice(0, 8)}`;
 const KNOWLEDGE = repoPath('samples', 'knowledge');
 
 type Stop = {
@@ -34,9 +37,21 @@ type Stop = {
 };
 
 const TOUR: Stop[] = [
+  // First: with no earlier turn, "这款产品" can only be asked back (later in the conversation it would be read as
+  // the product talked about).
+  {
+    key: 'clarify', title: 'clarify: "这款产品" names no product, so it asks which one; the tour answers',
+    question: '这款产品的价格是多少？', reply: { text: 'Aurora X2' },
+    shows: 'clarify', took: (first, last) => first.route === 'clarify' && last.route === 'answer',
+  },
   {
     key: 'answer', title: 'answer: the evidence covers the question', question: 'Aurora X2 路由器的保修期是多久？',
     shows: 'answer', took: (_f, last) => last.status === 'completed' && last.route === 'answer',
+  },
+  {
+    key: 'follow-up', title: 'follow-up: read with the turn before it, as a question about the Nimbus C1\'s warranty',
+    question: '那 Nimbus C1 摄像头呢？',
+    shows: 'answer', took: (_f, last) => last.route === 'answer' && last.conversation?.standaloneQuestion === 'Nimbus C1 摄像头的保修期是多久？',
   },
   {
     key: 'answer-en', title: 'answer, in English (the knowledge base is bilingual)', question: 'What is new in Orbit CLI 2.1?',
@@ -46,11 +61,6 @@ const TOUR: Stop[] = [
     key: 'rewrite', title: 'rewrite: partial evidence, so one step-back rewrite; still partial, so it asks (left waiting)',
     question: '丹瑾的护盾技能冷却时间是多少？',
     shows: 'rewrite', took: (_f, last) => Boolean(last.rag_trace?.rewrite_method) && last.status === 'awaiting_input',
-  },
-  {
-    key: 'clarify', title: 'clarify: "这款产品" names no product, so it asks which one; the tour answers',
-    question: '这款产品的价格是多少？', reply: { text: 'Aurora X2' },
-    shows: 'clarify', took: (first, last) => first.route === 'clarify' && last.route === 'answer',
   },
   {
     key: 'scope_select', title: 'scope_select: two manuals of different products answer it, so it offers both; the tour picks one',
@@ -113,6 +123,8 @@ async function visit(rag: RagClient, stop: Stop, index: number): Promise<{ stop:
   const workflowId = newRagWorkflowId(`${SESSION}-${stop.key}`);
   const [first, askMs] = await timed(() => rag.ask(stop.question, { sessionId: SESSION, workflowId }));
   field('result', result(first, askMs));
+  const read = first.conversation;
+  if (read && read.standaloneQuestion !== read.question) field('read as', `${read.standaloneQuestion}  (${read.condensedBy}: ${read.why})`);
   let last = first;
   if (first.status === 'awaiting_input' && first.hitl) {
     field('asks', first.hitl.prompt);

@@ -6,6 +6,7 @@
  * Record a new tag after such a change. Payloads are encrypted with the test keyring (test/support/codec-keys.ts),
  * as every workflow test's are; histories recorded before encryption (tags initial, memo-models) are plain.
  */
+import { createSessionTurnStore } from '../activities/adapters/sql-session-turns';
 import { REPLAY_SCENARIOS } from '../test/replay/scenarios';
 import { openWorkflowEnv, withWorker } from '../test/workflows/harness';
 import { writeReplayHistory } from './replay-history-file';
@@ -18,6 +19,7 @@ async function main(): Promise<void> {
   const env = await openWorkflowEnv();
   try {
     for (const scenario of REPLAY_SCENARIOS.filter(({ name }) => only.length === 0 || only.includes(name))) {
+      const turns = scenario.withTurns ? createSessionTurnStore({ sqliteFile: ':memory:' }) : undefined;
       const workflowIds = await withWorker(env, scenario.script, async (rag) => {
         const result = await scenario.run(rag, `replay-${scenario.name}-${tag}`);
         const ids = [result.workflowId];
@@ -30,7 +32,8 @@ async function main(): Promise<void> {
         // Histories are complete only once the runs have closed.
         await Promise.all(ids.map((id) => env.client.workflow.getHandle(id).result().catch(() => undefined)));
         return ids;
-      });
+      }, { turns });
+      await turns?.close();
       for (const [index, workflowId] of workflowIds.entries()) {
         await writeReplayHistory(env.client, workflowId, `${scenario.name}${index === 0 ? '' : `.sub-${index}`}.${tag}`);
       }

@@ -1,5 +1,7 @@
 import { createAuditStore } from '../activities/adapters/sql-audit-store';
 import { createSessionOwnerStore } from '../activities/adapters/sql-session-owners';
+import { createSessionTurnStore } from '../activities/adapters/sql-session-turns';
+import { createAnswerStreamStore } from '../activities/adapters/sql-answer-stream';
 import { openKnowledgeStores } from '../activities/knowledge/open-knowledge';
 import { AesGcmCodec } from '../client/codec/aes-gcm-codec';
 import type { RagClient } from '../client/rag-client';
@@ -40,15 +42,19 @@ export type RunningApi = {
 };
 
 /**
- * `ragtime serve` (docs/API.md): the HTTP API on the configured Temporal (through `rag`), audit store, session owners
- * and tokens, with the codec endpoint under /codec when keys are set. Listening when it resolves; `close` stops it
- * and closes the stores it opened (not `rag`, which its caller owns).
+ * `ragtime serve` (docs/API.md): the HTTP API on the configured Temporal (through `rag`), audit store, session owners,
+ * session turns and tokens, with the codec endpoint under /codec when keys are set. Listening when it resolves;
+ * `close` stops it and closes the stores it opened (not `rag`, which its caller owns).
  */
 export async function serveApi(config: RagConfig, rag: RagClient, options: ServeApiOptions): Promise<RunningApi> {
-  // The session owners live in the audit store's database (audit.sqlite, or DATABASE_URL).
+  // The session owners and the conversations' turns live in the audit store's database (audit.sqlite, or
+  // DATABASE_URL), where the workers record the turns (workers/build-adapters.ts).
   const location = { databaseUrl: config.database.url, sqliteFile: auditSqliteFileOf(config) };
   const auditStore = createAuditStore({ ...location, includeContent: config.audit.includeContent });
   const owners = createSessionOwnerStore(location);
+  const sessionTurns = createSessionTurnStore(location);
+  // What the workers' answer writers stream (issue 25 §2), read for the progress stream's `answer` events.
+  const answerStream = createAnswerStreamStore(location);
   // The document endpoints read and remove; they never embed (ingestion runs on the workers).
   const { knowledge } = openKnowledgeStores(config, {
     sqliteFile: sqliteFileOf(config),
@@ -56,11 +62,11 @@ export async function serveApi(config: RagConfig, rag: RagClient, options: Serve
   });
   const mcpSearch = options.openRetriever ? lazySearch(options.openRetriever, config.milvus.collection) : undefined;
   const closeStores = async () => {
-    await Promise.allSettled([auditStore.close(), owners.close(), knowledge.close(), mcpSearch?.close()]);
+    await Promise.allSettled([auditStore.close(), owners.close(), sessionTurns.close(), answerStream.close(), knowledge.close(), mcpSearch?.close()]);
   };
   try {
     // Migrate now, so an unreachable database is reported at start (naming the store), not at the first request.
-    await Promise.all([auditStore.migrate(), owners.migrate()]);
+    await Promise.all([auditStore.migrate(), owners.migrate(), sessionTurns.migrate(), answerStream.migrate()]);
     const tenants = createTenantDirectory({ tokens: config.api.tokens, owners, defaultKb: config.milvus.collection });
     const codecTokens = createTokenVerifier(config.codecServer.tokens.map((sha256) => ({ tenant: 'codec', sha256 })));
     const codecHandler =
@@ -76,6 +82,8 @@ export async function serveApi(config: RagConfig, rag: RagClient, options: Serve
       knowledge,
       auditStore,
       tenants,
+      sessionTurns,
+      answerStream,
       limits: { bodyLimitBytes: config.api.bodyLimitBytes },
       corsOrigins: config.api.corsOrigins,
       workerCheck: () => assertWorkerPolling(rag, config.temporal),

@@ -5,6 +5,8 @@ import { createOfflineChatModels } from '../activities/adapters/offline-chat-mod
 import { createOpenAiEmbedder } from '../activities/adapters/openai-embedder';
 import { selectChatModels, type ChatModelsChoice } from '../activities/adapters/select-chat-models';
 import { createAuditStore } from '../activities/adapters/sql-audit-store';
+import { createAnswerStreamStore, type AnswerStreamStore } from '../activities/adapters/sql-answer-stream';
+import { createSessionTurnStore, type SessionTurnStore } from '../activities/adapters/sql-session-turns';
 import { createKbRetriever } from '../activities/knowledge/kb-retriever';
 import type { KnowledgeStores } from '../activities/knowledge/knowledge-stores';
 import { openKnowledgeStores } from '../activities/knowledge/open-knowledge';
@@ -27,6 +29,10 @@ export type Adapters = {
   audit: AuditStore;
   /** Where the audit store lives and whether it keeps content, for start-up lines (no credentials). */
   auditLocation: string;
+  /** The sessions' turns (issue 25 §1), in the audit store's database. */
+  turns: SessionTurnStore;
+  /** The side channel of streaming answers (issue 25 §2), in the same database. */
+  answerStream: AnswerStreamStore;
   close(): Promise<void>;
 };
 
@@ -41,6 +47,9 @@ export function buildAdapters(config: RagConfig, options: { onModelLearnt?: (lin
     sqliteFile: auditSqliteFileOf(config),
     includeContent: config.audit.includeContent,
   });
+  // Beside the audit tables: the store that already keeps session data (DESIGN §5), in its own table.
+  const turns = createSessionTurnStore({ databaseUrl: config.database.url, sqliteFile: auditSqliteFileOf(config) });
+  const answerStream = createAnswerStreamStore({ databaseUrl: config.database.url, sqliteFile: auditSqliteFileOf(config) });
   const retriever = createKbRetriever(knowledge, { rerank: createJinaRerankTransport(), config, now: () => performance.now() });
   return {
     chat: selectChatModels(config, { offline: createOfflineChatModels, openai: { onLearn: options.onModelLearnt } }),
@@ -51,11 +60,13 @@ export function buildAdapters(config: RagConfig, options: { onModelLearnt?: (lin
     retriever,
     parentStoreLocation: config.database.url ? 'PostgreSQL (DATABASE_URL)' : sqliteFileOf(config),
     audit,
+    turns,
+    answerStream,
     auditLocation:
       `${config.database.url ? 'PostgreSQL (DATABASE_URL)' : auditSqliteFileOf(config)}, ` +
       `content ${config.audit.includeContent ? 'kept (AUDIT_INCLUDE_CONTENT=true)' : 'not kept'}`,
     async close() {
-      await Promise.allSettled([knowledge.close(), audit.close()]);
+      await Promise.allSettled([knowledge.close(), audit.close(), turns.close(), answerStream.close()]);
     },
   };
 }

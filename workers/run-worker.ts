@@ -48,6 +48,10 @@ export async function runWorker(config: RagConfig, options: WorkerOptions = {}):
           retriever: adapters.retriever,
           ingest: { knowledge: adapters.knowledge },
           audit: adapters.audit,
+          turns: adapters.turns,
+          answerStream: adapters.answerStream,
+          sessionTurns: config.conversation.sessionTurns,
+          answerCheck: config.answerCheck,
         }),
         // OpenTelemetry: interceptors and the workflow-span sink, or nothing when RAGTIME_OTEL_EXPORTER=none; metrics
         // (RAGTIME_METRICS_ADDRESS) read at the activity boundary.

@@ -6,7 +6,7 @@ import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow
  */
 
 /** Errors no retry can fix. Model activities also decide per attempt (schema-invalid output: at most 2 retries). */
-const TERMINAL_ERRORS = [
+export const TERMINAL_ERRORS = [
   'INVALID_INPUT',
   'INVALID_CONFIG',
   'MODEL_NOT_CONFIGURED',
@@ -112,4 +112,20 @@ export const AUDIT: ActivityOptions = {
 export const AUDIT_LOCAL: LocalActivityOptions = {
   startToCloseTimeout: AUDIT.startToCloseTimeout,
   retry: AUDIT.retry,
+};
+
+/**
+ * The conversation activities (issue 25 §1) as local activities: a read of the session's turns (and, for a follow-up,
+ * one FAST_MODEL call) before the graph, an insert after it. Local, so a first turn adds no activity task to the run;
+ * a failure is not the run's (the question is used as asked, a turn not recorded is logged), so the budget is small.
+ */
+export const CONVERSATION_LOCAL: LocalActivityOptions = {
+  startToCloseTimeout: '60 seconds',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '10 seconds',
+    maximumAttempts: 4,
+    nonRetryableErrorTypes: TERMINAL_ERRORS,
+  },
 };

@@ -23,10 +23,12 @@ const models = proxyActivities<RagActivities>(MODEL_CALL);
  */
 export async function generateAnswer(run: RagRun): Promise<void> {
   run.step(steps.answerStarted(run.docs.length), Date.now());
-  const input = { question: run.question, docs: run.docs };
+  const input = { question: run.question, docs: run.docs, ...(run.answerConversation ? { conversation: run.answerConversation } : {}) };
   try {
     const draft = speculatorOf(run)?.takeDraft<Awaited<ReturnType<typeof callAnswerWriter>>>(input.question, input.docs);
-    const first = draft ? await draft.use() : await callAnswerWriter(input.question, input.docs);
+    // Listeners of the streaming answer are shown this generation: the draft taken, or the call made now.
+    run.answerGeneration = draft?.label ?? run.newAnswerGeneration();
+    const first = draft ? await draft.use() : await callAnswerWriter(run, input.question, input.docs, run.answerGeneration);
     noteModels(run, first.producedBy);
     run.answer = first.data;
     // The Temporal UI's memo names who wrote the answer (the models memo names the provider's models).
@@ -41,7 +43,9 @@ export async function generateAnswer(run: RagRun): Promise<void> {
   if (draft.verification.status !== 'verified') {
     run.step(steps.answerRepairStarted(draft.verification.invalid_citations.length + draft.verification.uncited_sentences.length), Date.now());
     try {
-      const repaired = await models.generateAnswer.executeWithOptions({ ...MODEL_CALL, summary: 'repair_answer' }, [{ ...input, repair: { previous: draft } }]);
+      run.answerGeneration = run.newAnswerGeneration();
+      const repair = { ...input, repair: { previous: draft }, stream: { generation: run.answerGeneration } };
+      const repaired = await models.generateAnswer.executeWithOptions({ ...MODEL_CALL, summary: 'repair_answer' }, [repair]);
       // The repair replaces the draft unless it verifies worse; either way the answer says a repair was tried.
       const better = rank(repaired.data.verification.status) >= rank(draft.verification.status) ? repaired.data : draft;
       run.answer = { ...better, duration_ms: draft.duration_ms + repaired.data.duration_ms, repair_attempted: true };

@@ -1,5 +1,6 @@
 import { proxyActivities } from '@temporalio/workflow';
-import type { RagActivities } from '../activities/contracts';
+import type { ActivityResult, RagActivities } from '../activities/contracts';
+import type { ComplexityPlan } from '../core/graph/plan-complexity';
 import { evidenceAfterRoute, gradeStep } from '../core/graph/grade-step';
 import { gradeForNoDocs } from '../core/graph/grade-update';
 import { REWRITE_BUDGET } from '../core/graph/resolve-route';
@@ -32,7 +33,10 @@ export const kbOf = (run: RagRun): { kb?: string } => (run.kb === null ? {} : { 
 const retrieval = proxyActivities<RagActivities>(RETRIEVAL);
 
 /** `classify_complexity` (spec §4.2): the fast path in workflow code, else the planner model. */
-export async function classifyComplexity(run: RagRun): Promise<void> {
+/** The planner's activity call: Temporal's retries by default; the workflow's own when speculation needs to see attempts. */
+export type PlannerCall = (question: string) => Promise<ActivityResult<ComplexityPlan>>;
+
+export async function classifyComplexity(run: RagRun, callPlanner?: PlannerCall): Promise<void> {
   run.step(steps.classifyStarted(), Date.now());
   const fastPathReason = simpleQuestionFastPathReason(run.question);
   if (fastPathReason) {
@@ -41,9 +45,9 @@ export async function classifyComplexity(run: RagRun): Promise<void> {
     run.step(steps.fastPathSimple(), Date.now());
     return;
   }
-  const plan = await models.planComplexity.executeWithOptions({ ...MODEL_CALL, summary: 'classify_complexity' }, [
-    { question: run.question },
-  ]);
+  const plan = callPlanner
+    ? await callPlanner(run.question)
+    : await models.planComplexity.executeWithOptions({ ...MODEL_CALL, summary: 'classify_complexity' }, [{ question: run.question }]);
   noteModels(run, plan.producedBy);
   run.applyTrace(plan.traceFragment);
   run.complexity = plan.data.complexity;
@@ -67,8 +71,18 @@ export const callGrader = (run: RagRun, docs: RagRun['docs'], isSubAgent: boolea
   );
 
 /** The answer writer's first call (`generate_answer`); a speculative one runs beside the grader. */
-export const callAnswerWriter = (question: string, docs: RagRun['docs'], speculative = false) =>
-  models.generateAnswer.executeWithOptions({ ...MODEL_CALL, summary: `${speculative ? 'speculative ' : ''}generate_answer` }, [{ question, docs }]);
+/** `generate_answer`'s activity call; on a turn with history the writer also sees the conversation (issue 25 §1). */
+export const callAnswerWriter = (run: RagRun, question: string, docs: RagRun['docs'], generation: string, speculative = false) =>
+  models.generateAnswer.executeWithOptions({ ...MODEL_CALL, summary: `${speculative ? 'speculative ' : ''}generate_answer` }, [
+    // The activity input is not part of what replay compares: naming the stream changes no command (issue 25 §2).
+    { question, docs, stream: { generation }, ...(run.answerConversation ? { conversation: run.answerConversation } : {}) },
+  ]);
+
+/** At speculation level `answer`: the draft beside the grader, under a generation of its own (shown only if taken). */
+export function speculateDraft(speculator: Speculator, run: RagRun, question: string, docs: RagRun['docs']): void {
+  const generation = run.newAnswerGeneration();
+  speculator.draftFor(question, docs, () => callAnswerWriter(run, question, docs, generation, true), generation);
+}
 
 /** `rewrite_question`'s activity call; a speculative one runs beside the grader (level `rewrite`). */
 const callRewritePlan = (question: string, rewriteCount: number, speculative = false) =>
@@ -129,7 +143,7 @@ export async function gradeDocuments(run: RagRun, isSubAgent: boolean, group: St
   const speculator = isSubAgent ? null : speculatorOf(run);
   const question = run.question;
   const docs = run.docs;
-  speculator?.draftFor(question, docs, () => callAnswerWriter(question, docs, true));
+  if (speculator) speculateDraft(speculator, run, question, docs);
   if (speculator) speculateRewrite(speculator, run, question, docs);
   const graded = ahead ? await ahead.use() : docs.length === 0 ? null : await callGrader(run, docs, isSubAgent, group);
   const input = { docs, rewriteCount: run.rewriteCount, isSubAgent };

@@ -2,6 +2,7 @@ import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { IngestProgress } from '../core/ingest/ingest-io';
 import type { RagStep } from '../core/progress/rag-step';
 import type { RagTrace } from '../core/schemas/rag-trace';
+import type { Chunk } from '../core/schemas/retrieved-chunk';
 import type { RagOutcome } from '../core/schemas/run-io';
 
 /*
@@ -29,6 +30,12 @@ export const outcomeQuery = defineQuery<RagOutcome>('outcome');
 /** The normalized trace as it is now (spec §5.6); null before the first retrieval. */
 export const traceQuery = defineQuery<RagTrace | null>('trace');
 export const progressQuery = defineQuery<RagStep[]>('progress');
+/**
+ * Which answer generation listeners of a streaming answer are shown (issue 25 §2): the writer's call the run waits on
+ * or the speculative draft it took, with the evidence it was written from; null before the run writes an answer.
+ */
+export const answerStreamQuery = defineQuery<AnswerStreamState>('answerStream');
+export type AnswerStreamState = { generation: string | null; docs: Chunk[] };
 
 /** Sub-question children are named after their parent, so a history reads as one tree. */
 export function subQuestionWorkflowId(parentWorkflowId: string, index: number): string {

@@ -14,10 +14,12 @@ import { RagRun } from '../core/run/rag-run';
 import { HitlAnswer, RagWorkflowInput, type HitlSettings, type RagOutcome } from '../core/schemas/run-io';
 import { ANSWER_PATCH, generateAnswer } from './answer-node';
 import { AUDIT_LOCAL_PATCH, AUDIT_PATCH, AuditRecorder, type AuditMode } from './audit-recorder';
+import { openConversation, recordConversationTurn } from './conversation-node';
 import { CANCELLED_PATCH, cancelledRunError, runErrorOf, terminalFailure } from './failures';
 import { fanOutAndSynthesize } from './fan-out';
 import { classifyComplexity, gradeDocuments, retrieveInitial, rewriteAndRetrieve } from './graph-nodes';
 import {
+  answerStreamQuery,
   awaitOutcomeUpdate,
   hitlAnswerSignal,
   outcomeQuery,
@@ -25,6 +27,7 @@ import {
   submitHitlAnswerUpdate,
   traceQuery,
 } from './messages';
+import { PLANNER_ATTEMPTS_PATCH, planWithVisibleAttempts } from './planner-attempts';
 import { publishState } from './publish-state';
 import { resumeWithAnswer } from './resume-node';
 import { speculateAheadOfPlanner } from './speculate-ahead-of-planner';
@@ -43,6 +46,7 @@ export async function ragWorkflow(rawInput: RagWorkflowInput): Promise<RagOutcom
   const input = parsed.data;
   const info = workflowInfo();
   const ids = { workflowId: info.workflowId, runId: info.runId, sessionId: input.sessionId };
+  const session = { tenant: input.tenant ?? '', sessionId: input.sessionId };
   const startedAt = Date.now();
   const run = new RagRun(startedAt);
   run.kb = input.kb ?? null;
@@ -58,6 +62,7 @@ export async function ragWorkflow(rawInput: RagWorkflowInput): Promise<RagOutcom
   setHandler(outcomeQuery, () => run.outcome(ids));
   setHandler(traceQuery, () => run.normalizedTrace());
   setHandler(progressQuery, () => run.steps());
+  setHandler(answerStreamQuery, () => ({ generation: run.answerGeneration, docs: run.docs }));
   setHandler(awaitOutcomeUpdate, async () => {
     await condition(() => run.isSettled());
     return run.outcome(ids);
@@ -85,10 +90,12 @@ export async function ragWorkflow(rawInput: RagWorkflowInput): Promise<RagOutcom
       await resumeWithAnswer(run, snapshot, input.resumeFrom.answer);
     } else {
       run.question = input.question ?? '';
+      await openConversation(run, session);
       await answerQuestion(run, startedAt);
     }
     const ending = await converse(run, input.hitl, recorder);
     if (ending === 'done' && run.route === 'answer') await answerNode(run);
+    await recordConversationTurn(run, session, info.workflowId);
     // Recorded just before the run settles, so that it still closes in the task it settles in (as it did before
     // the audit): whoever sees the outcome sees a closed run. finish() keeps the question iff a person is needed.
     run.audit.completed(Date.now(), {
@@ -133,9 +140,16 @@ export async function ragWorkflow(rawInput: RagWorkflowInput): Promise<RagOutcom
  * speculation, the question's retrieval (and grade) may already be running beside the planner.
  */
 async function answerQuestion(run: RagRun, startedAt: number): Promise<void> {
-  const ahead = speculateAheadOfPlanner(run);
+  let ahead = speculateAheadOfPlanner(run);
+  // Issue 26 §5: the first failed planner attempt stops what runs beside it, before it sends model calls a failing
+  // planner would not have; the later attempts run as without speculation.
+  const seesAttempts = ahead !== null && patched(PLANNER_ATTEMPTS_PATCH);
+  const stopAhead = (error: unknown, attempt: number) => {
+    ahead?.discard(`the planner's attempt ${attempt} failed (${runErrorOf(error).type})`);
+    ahead = null;
+  };
   try {
-    await classifyComplexity(run);
+    await classifyComplexity(run, seesAttempts ? (question) => planWithVisibleAttempts(question, stopAhead) : undefined);
   } catch (error) {
     ahead?.discard('the planner failed');
     throw error;
@@ -206,6 +220,7 @@ async function answerNode(run: RagRun): Promise<void> {
           repairAttempted: answer.repair_attempted,
           model: answer.model,
           durationMs: answer.duration_ms,
+          answerCheck: answer.verification,
         }
       : { written: false, errorType: run.answerError?.type ?? 'INTERNAL' },
   );

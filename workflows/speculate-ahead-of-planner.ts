@@ -1,6 +1,6 @@
 import { simpleQuestionFastPathReason } from '../core/graph/fast-path';
 import type { RagRun } from '../core/run/rag-run';
-import { callAnswerWriter, callGrader, callInitialRetrieval, speculateRewrite, type GradeResult, type RetrieveResult } from './graph-nodes';
+import { callGrader, callInitialRetrieval, speculateDraft, speculateRewrite, type GradeResult, type RetrieveResult } from './graph-nodes';
 import { speculatorOf, type Speculative } from './speculation';
 
 /** What runs beside the planner: the question's retrieval and, at level `grade`, its grade. */
@@ -29,7 +29,7 @@ export function speculateAheadOfPlanner(run: RagRun): AheadOfPlanner | null {
         // No evidence: the grader is not called (spec §4.5.1); gradeDocuments applies the no-docs constants. Dropped
         // meanwhile (the planner said complex): nothing more starts.
         if (docs.length === 0 || grade?.closed) return null;
-        speculator.draftFor(question, docs, () => callAnswerWriter(question, docs, true));
+        speculateDraft(speculator, run, question, docs);
         speculateRewrite(speculator, run, question, docs);
         // The planner has not answered, so the run's state is still the question's first pass: rewriteCount 0. The
         // call counts from here: a grade dropped while its retrieval still ran has sent nothing.

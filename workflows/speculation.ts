@@ -26,6 +26,8 @@ export class Speculative<T> {
   private readonly startedAt = Date.now();
   private settledOnce = false;
   readonly settled: Promise<Settled<T>>;
+  /** The answer generation a draft writes under (issue 25 §2); null for other kinds. */
+  label: string | null = null;
 
   constructor(
     private readonly owner: Speculator,
@@ -102,12 +104,13 @@ export class Speculator {
   }
 
   /** At `answer`: the draft for this question and evidence, started now unless one is already running. */
-  draftFor<T>(question: string, docs: readonly Chunk[], write: () => Promise<T>): void {
+  draftFor<T>(question: string, docs: readonly Chunk[], write: () => Promise<T>, generation: string | null = null): void {
     if (!this.reaches('answer') || docs.length === 0) return;
     const evidence = evidenceKey(docs);
     if (this.draft && this.draft.question === question && this.draft.evidence === evidence) return;
     this.draft?.speculative.discard('the evidence changed before it was graded');
     this.draft = { speculative: this.start('answer', question, 1, write), question, evidence };
+    this.draft.speculative.label = generation;
   }
 
   /** After a grade: a draft is kept only for route `answer` (the answer node may release it), else dropped. */

@@ -4,6 +4,7 @@ import { offlineGrade, type GradeInput } from '../../core/offline-policy/grade-p
 import { offlinePlan } from '../../core/offline-policy/plan-policy';
 import { namedWords, questionTerms } from '../../core/offline-policy/question-terms';
 import { offlineRewrite } from '../../core/offline-policy/rewrite-policy';
+import { offlineCondense } from '../../core/conversation/offline-condense';
 import type { Chunk } from '../../core/schemas/retrieved-chunk';
 import type { AnswerDraft } from '../../core/schemas/answer';
 import type { AnswerRequest, ChatModels } from '../ports';
@@ -39,9 +40,15 @@ export function gradeInput(question: string, evidence: readonly Chunk[]): GradeI
  * The offline answer writer: extractive. Its answers always verify, so a repair request never comes (it would get
  * the same answer). Also the answerer of test and benchmark doubles that script only the other models.
  */
-export async function offlineWriteAnswer({ question, evidence }: AnswerRequest): Promise<AnswerDraft> {
-  return extractiveAnswer(question, searchTokens(question), documentTexts(evidence));
+export async function offlineWriteAnswer({ question, evidence, onText }: AnswerRequest): Promise<AnswerDraft> {
+  const draft = extractiveAnswer(question, searchTokens(question), documentTexts(evidence));
+  // Written at once, so it streams a sentence at a time (issue 25 §2): listeners see the same events as from a model.
+  for (const text of sentencePieces(draft.answer)) onText?.({ kind: 'delta', text });
+  return draft;
 }
+
+/** The text cut after each sentence's end (and its spaces); the pieces concatenate to the text. */
+const sentencePieces = (text: string): string[] => text.match(/[\s\S]*?(?:[。！？!?]|\.(?=\s|$))\s*|[\s\S]+$/gu) ?? [];
 
 /**
  * The embedded default provider: deterministic rules over the question's terms and the retrieval signals, no API
@@ -62,5 +69,9 @@ export function createOfflineChatModels(): ChatModels {
       return offlineRewrite(question, words, questionTerms(question, words, inverseDocumentFrequency));
     },
     writeAnswer: offlineWriteAnswer,
+    async condenseQuestion(question, turns) {
+      const condensed = offlineCondense(question, turns);
+      return { standalone_question: condensed.standalone, depends_on_history: condensed.condensedBy === 'offline_rules', offline_rule: condensed.why };
+    },
   };
 }

@@ -7,11 +7,13 @@ import type { OutputModeSetting } from '../../core/model-output/output-mode';
 import type { JsonSchema } from '../../core/model-output/structured-request';
 import { buildAnswerPrompt, buildAnswerRepairPrompt } from '../../core/prompts/answer-prompt';
 import { buildComplexityPrompt } from '../../core/prompts/complexity-prompt';
+import { buildCondensePrompt } from '../../core/prompts/condense-prompt';
 import { buildGraderPrompt } from '../../core/prompts/grader-prompt';
 import { buildRewritePrompt } from '../../core/prompts/rewrite-prompt';
 import { DOCTOR_PROBE_PROMPT } from '../../core/prompts/structured-output-prompt';
 import type { UserMessage } from '../../core/prompts/user-message';
 import { AnswerDraft } from '../../core/schemas/answer';
+import { StandaloneQuestion } from '../../core/schemas/conversation';
 import type { ModelPlan } from '../../core/schemas/model-call';
 import { ComplexityResult, EvidenceGrade, RewritePlan } from '../../core/schemas/model-outputs';
 import type { CallReport, ChatModels, ModelProbe } from '../ports';
@@ -20,7 +22,7 @@ import { addAttributes, inSpan, NO_CONTENT, type SpanContentPolicy } from '../te
 import { createModelCapabilities, type ModelCapabilities } from './model-capabilities';
 import { modelCallFailure } from './openai-call-failure';
 import { normalizingFetch } from './normalize-error-body';
-import { structuredCall } from './openai-structured-call';
+import { structuredCall, type StructuredTarget } from './openai-structured-call';
 
 export type OpenAiChatModelsOptions = {
   /** OPENAI_API_KEY. Unset values are allowed here and reported when a call needs them (spec §4.14). */
@@ -65,6 +67,7 @@ const SCHEMAS = {
   evidence_grade: EvidenceGrade,
   rewrite_plan: RewritePlan,
   answer_draft: AnswerDraft,
+  standalone_question: StandaloneQuestion,
   doctor_probe: DoctorProbe,
 } satisfies Record<string, z.ZodType>;
 type SchemaName = keyof typeof SCHEMAS;
@@ -104,7 +107,7 @@ export function createOpenAiChatModels(options: OpenAiChatModelsOptions): ChatMo
   const variables = { FAST_MODEL: options.fastModel, GRADE_MODEL: options.gradeModel, ANSWER_MODEL: answerModel };
   const modelOf = (variable: ModelVariable) => variables[variable];
 
-  async function complete(schema: SchemaName, variable: ModelVariable, message: UserMessage, report?: CallReport) {
+  async function complete(schema: SchemaName, variable: ModelVariable, message: UserMessage, report?: CallReport, stream?: StructuredTarget['stream']) {
     const model = modelOf(variable);
     const needs = `the ${schema} call`;
     if (model === undefined || model === '') throw new RagError('MODEL_NOT_CONFIGURED', `${variable} is not set: ${needs} needs a model; set ${variable}`);
@@ -115,7 +118,7 @@ export function createOpenAiChatModels(options: OpenAiChatModelsOptions): ChatMo
     return inSpan(chatSpanName(model), { kind: SpanKind.CLIENT, attributes: () => chatRequestAttributes(request, policy), policy }, async (span) => {
       const started = Date.now();
       const { reply, record } = await structuredCall(
-        { client, capabilities, baseUrl, host, model, name: schema, schema: SCHEMAS[schema], jsonSchema: JSON_SCHEMAS[schema], message, report, onCompletion: (completion) => addAttributes(span, () => chatResponseAttributes(completion, policy)) },
+        { client, capabilities, baseUrl, host, model, name: schema, schema: SCHEMAS[schema], jsonSchema: JSON_SCHEMAS[schema], message, report, stream, onCompletion: (completion) => addAttributes(span, () => chatResponseAttributes(completion, policy)) },
         ({ error, refused, mode, temperature }) =>
           modelCallFailure(error, {
             model,
@@ -163,13 +166,18 @@ export function createOpenAiChatModels(options: OpenAiChatModelsOptions): ChatMo
     planComplexity: (question, report) => complete('complexity_result', 'FAST_MODEL', buildComplexityPrompt(question), report),
     gradeEvidence: (question, context, _evidence, report) => complete('evidence_grade', 'GRADE_MODEL', buildGraderPrompt(question, context), report),
     planRewrite: (question, report) => complete('rewrite_plan', 'FAST_MODEL', buildRewritePrompt(question), report),
-    writeAnswer: ({ question, context, repair }, report) =>
+    // With a listener, the draft's `answer` streams as it is written (issue 25 §2); without one, nothing changes.
+    writeAnswer: ({ question, context, repair, conversation, onText }, report) =>
       complete(
         'answer_draft',
         'ANSWER_MODEL',
-        repair ? buildAnswerRepairPrompt(question, context, repair.previous, repair.verification) : buildAnswerPrompt(question, context),
+        repair
+          ? buildAnswerRepairPrompt(question, context, repair.previous, repair.verification, conversation)
+          : buildAnswerPrompt(question, context, conversation),
         report,
+        onText ? { field: 'answer', onText } : undefined,
       ),
+    condenseQuestion: (question, turns, report) => complete('standalone_question', 'FAST_MODEL', buildCondensePrompt(question, turns), report),
     plans,
     probe,
   };

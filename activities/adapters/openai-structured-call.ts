@@ -1,8 +1,10 @@
 import type OpenAI from 'openai';
 import { APIError } from 'openai';
-import type { ChatCompletion } from 'openai/resources/chat/completions';
+import type { ChatCompletion, ChatCompletionChunk, ChatCompletionMessageFunctionToolCall } from 'openai/resources/chat/completions';
 import { z } from 'zod';
 import { RagError } from '../../core/errors';
+import { AnswerFieldScanner } from '../../core/model-output/answer-field-scanner';
+import type { AnswerTextListener } from '../../core/model-output/answer-text-event';
 import { extractJson } from '../../core/model-output/extract-json';
 import { nextOutputMode, type OutputMode } from '../../core/model-output/output-mode';
 import { classifyRefusal, type Refused } from '../../core/model-output/refusal';
@@ -18,6 +20,11 @@ import type { ModelCapabilities } from './model-capabilities';
  * (MODEL_TEMPERATURE unset only), both remembered for the endpoint and model; a reply that is empty, not JSON or
  * invalid for the zod schema is re-asked once, quoting what was wrong. What comes back is still validated by the
  * activity with the same schema, so no rung changes what is accepted.
+ *
+ * With `stream` (the answer writer's listener, issue 25 §2) every request of the call, on every rung, is sent with
+ * `stream: true`; one string field of the reply is decoded from the raw deltas as they come and told to the listener,
+ * and the chunks are put back together into the completion the non-streamed path would have got, so the same checks,
+ * re-ask, step-downs, errors and record follow. Before each request after the first the listener is told to restart.
  */
 
 export type StructuredTarget = {
@@ -35,6 +42,8 @@ export type StructuredTarget = {
   onCompletion?: (completion: ChatCompletion) => void;
   /** Receives the call's record once it ends, whichever way. */
   report?: (record: ModelCallRecord) => void;
+  /** Streams the reply and tells `onText` the text of its top-level string `field` as it is generated. */
+  stream?: { field: string; onText: AnswerTextListener };
 };
 
 /** The reply (parsed JSON, validated again by the activity) and the record of how it was got. */
@@ -83,10 +92,14 @@ export async function structuredCall(target: StructuredTarget, fail: (call: Refu
   // Bounded: at most three steps down, one temperature drop and one re-ask; only what worked is remembered.
   for (;;) {
     const body = structuredRequest(mode, { model, name: target.name, schema: target.jsonSchema, message: target.message, temperature, followUp });
+    const last = steps.at(-1);
+    if (target.stream && requests > 0 && last !== undefined) target.stream.onText({ kind: 'restart', reason: restartReason(last) });
     requests += 1;
     let completion: ChatCompletion;
     try {
-      completion = await client.chat.completions.create(body as OpenAI.ChatCompletionCreateParamsNonStreaming);
+      completion = target.stream
+        ? await streamedCompletion(client, body, target.stream)
+        : await client.chat.completions.create(body as OpenAI.ChatCompletionCreateParamsNonStreaming);
     } catch (error) {
       const refused = refusalOf(error);
       const why = oneLine(error instanceof Error ? error.message : String(error));
@@ -126,6 +139,69 @@ export async function structuredCall(target: StructuredTarget, fail: (call: Refu
     steps.push({ kind: 'reask', from: mode, to: mode, reason: oneLine(violation) });
     followUp = [...(text.trim() === '' ? [] : [{ role: 'assistant' as const, content: text }]), buildReaskMessage(target.name, oneLine(violation, 600))];
   }
+}
+
+/** Why what a listener was shown is void: the step that makes the next request. */
+function restartReason(step: ModelCallStep): string {
+  if (step.kind === 'output_mode') return `${step.from} refused, asking again with ${step.to}: ${step.reason}`;
+  if (step.kind === 'temperature') return `temperature ${step.from} refused, asking again without it: ${step.reason}`;
+  return `the reply could not be used, asking once more: ${step.reason}`;
+}
+
+/*
+ * One request sent with `stream: true`. No `stream_options: {include_usage: true}`: a provider that does not know the
+ * option may refuse it with a 400 that names no output parameter, which the ladder would take for a refusal of the
+ * rung; the usage is only a span attribute. The field's text comes from the tool call's arguments (tools rung) or the
+ * content (every other rung, or a provider that ignored tool_choice), whichever yields text first.
+ */
+async function streamedCompletion(client: OpenAI, body: object, { field, onText }: { field: string; onText: AnswerTextListener }): Promise<ChatCompletion> {
+  const chunks = await client.chat.completions.create({ ...body, stream: true } as OpenAI.ChatCompletionCreateParamsStreaming);
+  const scanners = { content: new AnswerFieldScanner(field), arguments: new AnswerFieldScanner(field) };
+  let source: keyof typeof scanners | null = null;
+  const scan = (from: keyof typeof scanners, fragment: string) => {
+    if (source !== null && source !== from) return;
+    const text = scanners[from].feed(fragment);
+    if (text === '') return;
+    source = from;
+    onText({ kind: 'delta', text });
+  };
+  const reply = { content: null as string | null, refusal: null as string | null, finish: null as ChatCompletion.Choice['finish_reason'] | null, choices: 0 };
+  const calls: ChatCompletionMessageFunctionToolCall[] = [];
+  let head: ChatCompletionChunk | undefined;
+  let usage: ChatCompletion['usage'];
+  for await (const chunk of chunks) {
+    head ??= chunk;
+    usage = chunk.usage ?? usage;
+    const choice = chunk.choices?.find((candidate) => candidate.index === 0);
+    if (choice === undefined) continue;
+    reply.choices = 1;
+    // Typed as always there, but compatible servers send choices without a delta (Azure's content-filter chunks).
+    const delta: Partial<ChatCompletionChunk.Choice.Delta> = choice.delta ?? {};
+    if (typeof delta.content === 'string') {
+      reply.content = (reply.content ?? '') + delta.content;
+      scan('content', delta.content);
+    }
+    if (typeof delta.refusal === 'string') reply.refusal = (reply.refusal ?? '') + delta.refusal;
+    for (const part of delta.tool_calls ?? []) {
+      const index = part.index ?? 0; // typed as required; some servers leave it out of a single call
+      calls[index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } };
+      const call = calls[index] as ChatCompletionMessageFunctionToolCall;
+      if (part.id) call.id = part.id;
+      call.function.name += part.function?.name ?? '';
+      call.function.arguments += part.function?.arguments ?? '';
+      if (index === 0 && part.function?.arguments) scan('arguments', part.function.arguments);
+    }
+    if (choice.finish_reason) reply.finish = choice.finish_reason;
+  }
+  const message = { role: 'assistant' as const, content: reply.content, refusal: reply.refusal, ...(calls.length > 0 ? { tool_calls: calls.filter(Boolean) } : {}) };
+  return {
+    id: head?.id ?? '',
+    object: 'chat.completion',
+    created: head?.created ?? 0,
+    model: head?.model ?? '',
+    choices: reply.choices === 0 ? [] : [{ index: 0, message, finish_reason: reply.finish ?? 'stop', logprobs: null }],
+    ...(usage ? { usage } : {}),
+  };
 }
 
 /** The schema violation of a reply, on one line, or null when it is valid. */

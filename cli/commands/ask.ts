@@ -4,10 +4,12 @@ import { RagWorkflowInput, type RagOutcome } from '../../core/schemas/run-io';
 import { newRagWorkflowId, type RagClient } from '../../client/rag-client';
 import type { CliContext } from '../context';
 import { readAnswer, terminalLine } from '../prompt-answer';
+import { followAnswer } from '../../client/follow-answer';
+import { answerStreamPrinter } from '../render/answer-stream';
 import { followProgress } from '../render/progress';
 import { exitCodeOf, renderOutcome } from '../render/outcome';
 
-type AskFlags = { session: string; kb?: string; json?: boolean; interactive?: boolean };
+type AskFlags = { session: string; kb?: string; json?: boolean; interactive?: boolean; stream?: boolean };
 
 /** The person's answer at the terminal, or null when they left it waiting (cli/prompt-answer.ts). */
 async function promptForAnswer(outcome: RagOutcome): Promise<string | null> {
@@ -35,6 +37,8 @@ export function registerAsk(program: Command, context: CliContext, setExit: (cod
     .option('--kb <name>', "knowledge base to read (default RAGTIME_KB, else MILVUS_COLLECTION, else the worker's)")
     .option('--json', 'print the outcome as JSON and exit (no prompting)')
     .option('--no-interactive', 'do not prompt for answers; exit 3 when the run waits')
+    .option('--stream', 'print the answer as it is written (the default on a terminal)')
+    .option('--no-stream', 'print the answer only once the run has it')
     .action(async (question: string, flags: AskFlags) => {
       // Bad input is refused before any connection, so it exits 2 whatever the state of the services.
       const input = RagWorkflowInput.safeParse({ question, sessionId: flags.session });
@@ -47,7 +51,13 @@ export function registerAsk(program: Command, context: CliContext, setExit: (cod
       const rag = await context.clientWithWorker();
       const workflowId = newRagWorkflowId(flags.session);
       const withProgress = progressPrinter(rag, workflowId, !flags.json && Boolean(process.stdout.isTTY));
-      let outcome = await withProgress(rag.ask(question, { sessionId: flags.session, workflowId, ...(kb === undefined ? {} : { kb }) }));
+      // Issue 25 §2: the answer as it is written, on a terminal or when asked; never with --json.
+      const streaming = !flags.json && (flags.stream ?? Boolean(process.stdout.isTTY));
+      const reader = streaming ? context.host.openAnswerStream(context.config) : null;
+      const printer = answerStreamPrinter((text) => process.stdout.write(text));
+      const withStream = (pending: Promise<RagOutcome>) =>
+        reader ? followAnswer(pending, rag, workflowId, reader, (message) => printer.onMessage(message)) : pending;
+      let outcome = await withProgress(withStream(rag.ask(question, { sessionId: flags.session, workflowId, ...(kb === undefined ? {} : { kb }) })));
       const interactive = !flags.json && flags.interactive !== false && process.stdin.isTTY;
       while (interactive && outcome.status === 'awaiting_input') {
         console.log(renderOutcome(outcome, context.uiBaseUrl));
@@ -57,9 +67,11 @@ export function registerAsk(program: Command, context: CliContext, setExit: (cod
           setExit(exitCodeOf(outcome));
           return;
         }
-        outcome = await withProgress(rag.answer(workflowId, answer));
+        outcome = await withProgress(withStream(rag.answer(workflowId, answer)));
       }
-      console.log(flags.json ? JSON.stringify(outcome, null, 2) : renderOutcome(outcome, context.uiBaseUrl));
+      await reader?.close();
+      const rendered = renderOutcome(outcome, context.uiBaseUrl, { answerTextShown: printer.showedRecord });
+      console.log(flags.json ? JSON.stringify(outcome, null, 2) : rendered);
       setExit(exitCodeOf(outcome));
     });
 }

@@ -135,13 +135,15 @@ export async function runEval(rag: RagClient, admin: KnowledgeAdmin, set: Golden
   if (extraDocuments.length > 0) options.log(`note: ${options.kb} also holds ${extraDocuments.length} document(s) the set does not name (kept; they take part in retrieval)`);
 
   const questions = set.questions.slice(0, options.limit);
-  const session = `eval-${randomUUID().slice(0, 8)}`;
+  // A session per question: golden questions are independent, and a shared session would read each one as a
+  // follow-up of those asked before it (issue 25 §1).
+  const evalId = `eval-${randomUUID().slice(0, 8)}`;
   const bar = process.stderr.isTTY ? new SingleBar({ format: 'eval [{bar}] {value}/{total} questions  {route}' }, Presets.shades_classic) : null;
   bar?.start(questions.length, 0, { route: '' });
   let done = 0;
   let lastLogged = Date.now();
   const results = await pool(questions, options.concurrency, async (question) => {
-    const result = await askOne(rag, question, options, session);
+    const result = await askOne(rag, question, options, `${evalId}-q${questions.indexOf(question) + 1}`);
     done += 1;
     bar?.update(done, { route: `${result.id} → ${result.route ?? result.status}` });
     if (!bar && (Date.now() - lastLogged > 10_000 || done === questions.length)) {

@@ -37,12 +37,26 @@ function degradedLine(outcome: RagOutcome): string | null {
   return `  DEGRADED the knowledge base could not be read (${lost}): ${COMPONENT_NAMES[degraded.component]} failed: ${preview(degraded.reason, 200)}`;
 }
 
-export function renderOutcome(outcome: RagOutcome, uiBaseUrl: string | null): string {
+/** On a follow-up (issue 25 §1): what the question was read as, from which turns, and why. */
+function conversationLine(outcome: RagOutcome): string | null {
+  const conversation = outcome.conversation;
+  if (!conversation || conversation.turnsBefore === 0) return null;
+  const turns = conversation.turnsUsed.length === 0 ? 'no earlier turn' : `turns ${conversation.turnsUsed.join(', ')}`;
+  const dropped = conversation.turnsDropped > 0 ? `; ${conversation.turnsDropped} older dropped` : '';
+  const read = conversation.standaloneQuestion === conversation.question ? 'as asked' : `as "${preview(conversation.standaloneQuestion, 120)}"`;
+  return `  turn ${conversation.turnsBefore + 1}  read ${read} (${conversation.condensedBy}: ${preview(conversation.why, 120)}); the answer saw ${turns}${dropped}`;
+}
+
+export function renderOutcome(outcome: RagOutcome, uiBaseUrl: string | null, options: { answerTextShown?: boolean } = {}): string {
+  // A streamed answer's text is on the screen already (cli/render/answer-stream.ts): its sources and checks follow.
+  const answer = renderAnswer(outcome);
   const lines = [
-    ...renderAnswer(outcome),
+    ...(options.answerTextShown && outcome.answer && answer[0] === outcome.answer.text ? answer.slice(1) : answer),
     `${outcome.status.toUpperCase()}  route=${outcome.route ?? '-'}  status=${outcome.retrieval_status ?? '-'}`,
     `  run ${outcome.workflowId}${uiBaseUrl ? `  ${uiBaseUrl}/namespaces/default/workflows/${encodeURIComponent(outcome.workflowId)}` : ''}`,
   ];
+  const conversation = conversationLine(outcome);
+  if (conversation) lines.push(conversation);
   const path = routePath(outcome);
   if (path.length > 0) lines.push(`  path ${path.join(' → ')}`);
   const why = whyLine(outcome);

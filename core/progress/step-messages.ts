@@ -13,6 +13,9 @@ const step = (icon: string, label: string, detail = ''): StepMessage => ({ icon,
 const firstChars = (text: string, count: number): string => [...text].slice(0, count).join('');
 const methodLabel = (method: RewriteMethod): string => (method === 'hyde' ? 'HyDE' : 'Step-back');
 
+/** A follow-up question made to stand alone from the session's earlier turns (issue 25 §1; not a step of the spec's graph). */
+export const followUpCondensed = (standalone: string, turns: number) =>
+  step('💬', '结合对话历史理解追问', `独立问题: ${firstChars(standalone, 80)}（参考前 ${turns} 轮）`);
 export const classifyStarted = () => step('🧭', '正在分析问题复杂度...');
 export const fastPathSimple = () => step('⚡', '快速判断为简单问题 → 走标准 RAG 流程');
 export const plannedComplexity = (complexity: 'simple' | 'complex', reason: string) =>

@@ -1,4 +1,5 @@
 import type { AnswerVerification } from '../schemas/answer';
+import type { AnswerConversation } from '../schemas/conversation';
 import { MAX_ANSWER_CITATIONS } from '../schemas/answer';
 import { textLanguage } from '../text/language';
 import { fillTemplate, type UserMessage } from './user-message';
@@ -55,10 +56,38 @@ What the check found:
 
 Give the whole answer and its citations again with these fixed: every sentence cited, every quote a verbatim span of the snippet it names.`;
 
-/** The single user message of the answer call: the question and the formatted evidence. */
-export function buildAnswerPrompt(question: string, context: string): UserMessage {
-  const template = textLanguage(question) === 'zh' ? ANSWER_PROMPT_TEMPLATE_ZH : ANSWER_PROMPT_TEMPLATE_EN;
-  return fillTemplate(template, { question, context });
+/** On a turn with history: the earlier turns, read for what the question refers to, never as evidence. */
+export const ANSWER_HISTORY_TEMPLATE_ZH = `对话历史（较早的轮次，只用于理解用户问题中的指代和省略，不能作为回答的依据）：
+{history}
+
+用户这一轮的原话：{asked}`;
+
+export const ANSWER_HISTORY_TEMPLATE_EN = `Conversation so far (earlier turns, only to understand what the question refers to; never a source for the answer):
+{history}
+
+The user's words this turn: {asked}`;
+
+/** One line per earlier turn, answers cut to 300 characters: what was talked about matters, not every detail. */
+function formatTurns(conversation: AnswerConversation, zh: boolean): string {
+  return conversation.turns
+    .map(({ turn, question, answer }) => {
+      const said = answer === null ? (zh ? '（未回答）' : '(not answered)') : answer.length > 300 ? `${answer.slice(0, 300)}…` : answer;
+      return zh ? `[${turn}] 问：${question}\n    答：${said}` : `[${turn}] Q: ${question}\n    A: ${said}`;
+    })
+    .join('\n');
+}
+
+/**
+ * The single user message of the answer call: the question and the formatted evidence. On a turn with history
+ * (issue 25 §1) the earlier turns and the person's own words come first; `question` is then the standalone question
+ * the evidence was retrieved for. A first turn's prompt is unchanged.
+ */
+export function buildAnswerPrompt(question: string, context: string, conversation?: AnswerConversation): UserMessage {
+  const zh = textLanguage(conversation?.asked ?? question) === 'zh';
+  const prompt = fillTemplate(zh ? ANSWER_PROMPT_TEMPLATE_ZH : ANSWER_PROMPT_TEMPLATE_EN, { question, context });
+  if (!conversation || conversation.turns.length === 0) return prompt;
+  const history = fillTemplate(zh ? ANSWER_HISTORY_TEMPLATE_ZH : ANSWER_HISTORY_TEMPLATE_EN, { history: formatTurns(conversation, zh), asked: conversation.asked });
+  return { role: 'user', content: `${history.content}\n\n${prompt.content}` };
 }
 
 /** The verifier's report, one line a problem, for the repair prompt. */
@@ -80,10 +109,16 @@ export function describeVerificationProblems(verification: AnswerVerification): 
 }
 
 /** The repair call's message: the first prompt, the failed draft and the verifier's findings. */
-export function buildAnswerRepairPrompt(question: string, context: string, previous: unknown, verification: AnswerVerification): UserMessage {
+export function buildAnswerRepairPrompt(
+  question: string,
+  context: string,
+  previous: unknown,
+  verification: AnswerVerification,
+  conversation?: AnswerConversation,
+): UserMessage {
   const template = textLanguage(question) === 'zh' ? ANSWER_REPAIR_TEMPLATE_ZH : ANSWER_REPAIR_TEMPLATE_EN;
   return fillTemplate(template, {
-    prompt: buildAnswerPrompt(question, context).content,
+    prompt: buildAnswerPrompt(question, context, conversation).content,
     previous: JSON.stringify(previous),
     problems: describeVerificationProblems(verification),
   });

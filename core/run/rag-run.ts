@@ -3,6 +3,7 @@ import { RagError } from '../errors';
 import { buildHitlResumeState, isHitlResult, type RunResult } from '../graph/hitl-resume';
 import { ProgressLog, type RagStep, type StepGroup, type StepMessage } from '../progress/rag-step';
 import type { AnswerNullReason, RagAnswer } from '../schemas/answer';
+import type { AnswerConversation, ConversationRecord } from '../schemas/conversation';
 import type { RetrievalStatus, Route } from '../schemas/graph-values';
 import type { HitlResumeState } from '../schemas/hitl-resume-state';
 import type { Chunk } from '../schemas/retrieved-chunk';
@@ -46,8 +47,18 @@ export class RagRun {
   answersEnabled = true;
   /** The provider and models that answered this run's model calls (ChatModels.describe), once known. */
   models: string | null = null;
+  /** What the run did with its session's earlier turns (issue 25 §1); null on runs that do not read them. */
+  conversation: ConversationRecord | null = null;
+  /** What the answer writer sees of the conversation; null on a first turn. */
+  answerConversation: AnswerConversation | null = null;
   /** What the run speculated (issue 17 §2); null when it does not speculate. Not part of the trace. */
   speculation: SpeculationReport | null = null;
+  /**
+   * The answer generation listeners of a streaming answer see (issue 25 §2): the writer's call the run waits on, or the
+   * speculative draft it took. Null before the answer node; a draft the run drops is never named here.
+   */
+  answerGeneration: string | null = null;
+  private generations = 0;
   /** Bumped each time the run settles (asks, completes or fails), so a waiter can tell "the next" settle. */
   settleCount = 0;
   /** Audit rows and timeline events not yet recorded (DESIGN §5 layer B); filled by the graph nodes. */
@@ -77,6 +88,12 @@ export class RagRun {
   retrieved(result: RetrievalResult, purpose: Parameters<RetrievalHealth['note']>[1]): void {
     this.audit.retrieved(result);
     this.retrievalHealth.note(result, purpose);
+  }
+
+  /** A new answer generation's name (deterministic: counted in the run), for the writer's side channel. */
+  newAnswerGeneration(): string {
+    this.generations += 1;
+    return `answer-${this.generations}`;
   }
 
   applyTrace(...fragments: TraceFragment[]): void {
@@ -250,6 +267,7 @@ export class RagRun {
       answer_error: this.answerError,
       degraded: this.retrievalHealth.degraded(),
       ...(this.speculation ? { speculation: this.speculation } : {}),
+      ...(this.conversation ? { conversation: this.conversation } : {}),
     };
   }
 }

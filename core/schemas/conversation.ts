@@ -28,6 +28,8 @@ export const CondensedBy = z.enum(['model', 'offline_rules', 'none', 'fallback']
 export type CondensedBy = z.infer<typeof CondensedBy>;
 
 export const ConversationRecord = z.object({
+  /** The question as the person asked it (the answer step sees it; retrieval uses `standaloneQuestion`). */
+  question: z.string(),
   /** Completed turns of the session before this run. */
   turnsBefore: z.number().int().min(0),
   /** The turns the answer step saw (their numbers), oldest first. */
@@ -49,3 +51,11 @@ export const StandaloneQuestion = z.object({
   depends_on_history: z.boolean(),
 });
 export type StandaloneQuestion = z.infer<typeof StandaloneQuestion>;
+
+/** An earlier turn as the answer step sees it (the window of `SESSION_TURNS`). */
+export const HistoryTurn = z.object({ turn: z.number().int().min(1), question: z.string(), answer: z.string().nullable() });
+export type HistoryTurn = z.infer<typeof HistoryTurn>;
+
+/** What the answer writer is given besides the evidence on a turn with history: the person's words and the window. */
+export const AnswerConversation = z.object({ asked: z.string(), turns: z.array(HistoryTurn) });
+export type AnswerConversation = z.infer<typeof AnswerConversation>;

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { KbName } from '../knowledge/knowledge-base';
 import { AnswerNullReason, RagAnswer } from './answer';
+import { ConversationRecord } from './conversation';
 import { RetrievalStatus, Route } from './graph-values';
 import { HitlResumeState } from './hitl-resume-state';
 import { RagTrace } from './rag-trace';
@@ -61,6 +62,11 @@ export const RagWorkflowInput = z.strictObject({
   kb: KbName.optional(),
   /** Speculative execution (core/schemas/speculation.ts); absent: off, as every run recorded before it. */
   speculation: SpeculationLevel.optional(),
+  /**
+   * Whose session this is (the HTTP API's tenant), so that a session's turns are never read across tenants; absent:
+   * '' (runs started by the CLI, the SDK or MCP over stdio share it, still apart from every tenant).
+   */
+  tenant: z.string().max(200).optional(),
 }).refine((input) => input.question !== undefined || input.resumeFrom !== undefined, {
   message: 'question is required unless resumeFrom is given',
   path: ['question'],
@@ -135,5 +141,10 @@ export const RagOutcome = z.object({
   degraded: Degraded.nullable().default(null),
   /** What the run speculated, used and wasted (issue 17 §2); absent on runs that do not speculate. */
   speculation: SpeculationReport.optional(),
+  /**
+   * What the run did with its session's earlier turns (issue 25 §1): the standalone question retrieval used, the
+   * turns the answer step saw, and why. Absent on runs recorded before conversations and on runs resumed from a snapshot.
+   */
+  conversation: ConversationRecord.optional(),
 });
 export type RagOutcome = z.infer<typeof RagOutcome>;

@@ -4,6 +4,7 @@ import { RagStep } from '../../core/progress/rag-step';
 import { SessionTrace } from '../../core/schemas/audit';
 import { DoctorReport } from '../../core/schemas/doctor';
 import { RagTrace } from '../../core/schemas/rag-trace';
+import { SessionTurn } from '../../core/schemas/conversation';
 import { Route } from '../../core/schemas/graph-values';
 import { RunComparison } from '../../core/schemas/run-comparison';
 import { RunDetail } from '../../core/schemas/run-detail';
@@ -99,3 +100,14 @@ export const CompareQuery = z.strictObject({
 });
 
 export { RunComparison, RunDetail, RunRow };
+
+/*
+ * Conversations (issue 25 §1): a session's completed turns, as the console's conversation view and API clients read
+ * them (core's SessionTurn, the rows later turns of the session condense their questions with).
+ */
+export const SessionTurns = z.object({
+  sessionId: z.string(),
+  turns: z.array(SessionTurn).describe('the completed turns of the session, oldest first (a run still running or waiting has none yet)'),
+});
+
+export { SessionTurn };

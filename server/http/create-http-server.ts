@@ -17,6 +17,7 @@ import { metaRoutes } from './routes/meta';
 import { progressRoutes } from './routes/progress';
 import { runHistoryRoutes } from './routes/run-history';
 import { runRoutes } from './routes/runs';
+import { sessionRoutes } from './routes/sessions';
 import type { HttpServerOptions, RouteDeps } from './server-deps';
 
 export type { HttpLimits, HttpServerOptions } from './server-deps';
@@ -73,6 +74,8 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     auditStore: options.auditStore,
     tenants: options.tenants,
     ...(options.knowledge ? { knowledge: options.knowledge } : {}),
+    ...(options.sessionTurns ? { sessionTurns: options.sessionTurns } : {}),
+    ...(options.answerStream ? { answerStream: options.answerStream } : {}),
     ...(options.doctor ? { doctor: options.doctor } : {}),
     limits,
     workerCheck: options.workerCheck ?? (async () => undefined),
@@ -92,6 +95,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     await api.register(runHistoryRoutes, deps);
     await api.register(progressRoutes, deps);
     await api.register(diagnosisRoutes, deps);
+    await api.register(sessionRoutes, deps);
     await api.register(knowledgeRoutes, deps);
     await api.register(doctorRoutes, deps);
   });
@@ -103,6 +107,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
       workerCheck: deps.workerCheck,
       auditStore: deps.auditStore,
       ...(deps.knowledge ? { knowledge: deps.knowledge } : {}),
+      ...(deps.answerStream ? { answerStream: deps.answerStream } : {}),
       ...(options.mcp ? { options: options.mcp } : {}),
       ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
     }),

@@ -1,3 +1,5 @@
+import type { SessionTurnStore } from '../../activities/adapters/sql-session-turns';
+import type { AnswerStreamReader } from '../../client/follow-answer';
 import type { AuditStore } from '../../activities/ports';
 import type { DocumentRecord, KbStats } from '../../core/knowledge/knowledge-base';
 import type { DoctorReport } from '../../core/schemas/doctor';
@@ -31,12 +33,19 @@ export type KnowledgeApi = {
   removeDocument(kb: string, docId: string): Promise<DocumentRecord>;
 };
 
+/** What GET /api/sessions/{id}/turns reads of the session turn store (activities/adapters/sql-session-turns.ts). */
+export type SessionTurnReader = Pick<SessionTurnStore, 'turnsOf'>;
+
 export type HttpServerOptions = {
   rag: RagClient;
   /** The knowledge bases and documents of GET /api/kbs…; without it those endpoints answer 503. */
   knowledge?: KnowledgeApi;
   auditStore: AuditStore;
   tenants: TenantDirectory;
+  /** The conversations' turns (issue 25 §1) for GET /api/sessions/{id}/turns; without it that endpoint answers 503. */
+  sessionTurns?: SessionTurnReader;
+  /** The side channel of streaming answers (issue 25 §2): the progress stream's `answer` events; without it, none. */
+  answerStream?: AnswerStreamReader;
   limits: HttpLimits;
   /** The payload codec's handler (createCodecHandler), mounted at /codec/encode and /codec/decode when given. */
   codecHandler?: CodecHandler;
@@ -64,6 +73,8 @@ export type HttpServerOptions = {
 /** What the route plugins receive. */
 export type RouteDeps = Required<Pick<HttpServerOptions, 'rag' | 'auditStore' | 'tenants'>> & {
   knowledge?: KnowledgeApi;
+  sessionTurns?: SessionTurnReader;
+  answerStream?: AnswerStreamReader;
   doctor?: () => Promise<DoctorReport>;
   limits: Required<HttpLimits>;
   workerCheck: () => Promise<void>;

@@ -2,6 +2,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RagClient } from '../../client/rag-client';
 import type { KbStats } from '../../core/knowledge/knowledge-base';
 import type { RagOutcome } from '../../core/schemas/run-io';
+import type { AnswerStreamReader } from '../../client/follow-answer';
 import { callAuditor, type CallTracker, type McpAuditSink } from './audit-tool-call';
 import { elicitAnswers } from './elicit-answers';
 import type { McpScope } from './mcp-scope';
@@ -27,6 +28,8 @@ export type McpServerDeps = {
   elicitation?: boolean;
   /** Where each tool call's audit row goes (layer B); without it calls are not recorded. */
   audit?: McpAuditSink;
+  /** The side channel of streaming answers (issue 25 §2): progress notifications then carry the answer as it is written. */
+  answerStream?: AnswerStreamReader;
   /** Tracks the tool calls in flight, so the caller can let them (and their audit rows) finish before it stops. */
   calls?: CallTracker;
   /** The transport this server is connected to, as the audit rows name it (default stdio). */
@@ -69,6 +72,7 @@ export function createMcpServer(deps: McpServerDeps): McpServer {
     audited,
     askPerson,
     onError: (error) => log('cancelling the run of a cancelled tool call failed', error),
+    ...(deps.answerStream ? { answerStream: deps.answerStream } : {}),
   });
   if (deps.search) {
     registerSearchTool(server, {

@@ -1,5 +1,6 @@
 import { followProgress as followSteps } from '../../client/follow-progress';
 import type { RagStep } from '../../core/progress/rag-step';
+import type { AnswerStreamMessage } from '../../core/schemas/answer-stream';
 
 /** A step as the message of an MCP progress notification: the spec's rag_step label and its detail. */
 export const stepMessage = (step: RagStep): string => `${step.group_label ? `${step.group_label}: ` : ''}${step.icon} ${step.label}${step.detail ? ` — ${step.detail}` : ''}`;
@@ -12,4 +13,22 @@ export function followProgress<T>(
   intervalMs = 250,
 ): Promise<T> {
   return followSteps(pending, poll, (step, count) => report(count, stepMessage(step)), { intervalMs });
+}
+
+/**
+ * A streaming answer's message as an MCP progress message (issue 25 §2). Progress notifications carry text only, so
+ * each kind has its marker: `✍ ` + a piece of the answer, `✍⌫ ` when what was shown is void (clear it), `✍📚 ` with
+ * the sources, `✍✔ ` at the end (the tool's result holds the recorded answer with its citations).
+ */
+export function answerMessage(message: AnswerStreamMessage): string {
+  switch (message.type) {
+    case 'sources':
+      return `✍📚 ${message.sources.map((source) => `[${source.n}] ${source.filename ?? '?'}`).join(' ')}`;
+    case 'delta':
+      return `✍ ${message.text}`;
+    case 'discard':
+      return `✍⌫ ${message.reason}`;
+    case 'final':
+      return `✍✔ ${message.verification}${message.replaced ? ' (the result holds the recorded answer, which differs from the text streamed)' : ''}`;
+  }
 }

@@ -11,6 +11,8 @@ import { RAG_SESSION_ID } from '../../workflows/search-attributes';
  * anything else is "not found", exactly as in the HTTP API (server/http/run-access.ts).
  */
 export type McpScope = {
+  /** Whose sessions' turns a run reads and records (issue 25 §1); absent over stdio (the CLI's, '' ). */
+  tenant?: string;
   /** The session of a new run: the one named (claimed for the caller), else a default. */
   sessionOf(requested: string | undefined): Promise<string>;
   /** The knowledge base of a run or search (undefined: the worker's default). Throws for one the caller may not use. */
@@ -44,6 +46,7 @@ export function localScope(options: { defaultSession: string; kbOf: (requested: 
 /** A tenant's scope (Streamable HTTP at /mcp): its sessions, its runs, its knowledge bases. */
 export function tenantScope(rag: RagClient, tenants: TenantDirectory, tenant: string): McpScope {
   return {
+    tenant,
     async sessionOf(requested) {
       const sessionId = requested ?? `mcp-${randomUUID()}`;
       // The first tenant to ask in a session owns it; to everyone else it does not exist.

@@ -3,6 +3,7 @@ import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditStore } from '../../activities/ports';
+import type { AnswerStreamReader } from '../../client/follow-answer';
 import type { RagClient } from '../../client/rag-client';
 import type { KnowledgeApi } from '../http/server-deps';
 import type { TenantDirectory } from '../http/tenant-directory';
@@ -19,6 +20,8 @@ export type McpHttpDeps = {
   workerCheck: () => Promise<void>;
   auditStore?: AuditStore;
   knowledge?: KnowledgeApi;
+  /** The side channel of streaming answers: ask_knowledge's progress notifications carry the answer as it is written. */
+  answerStream?: AnswerStreamReader;
   options?: McpHttpOptions;
   /** Browser origins allowed to call /mcp (the API's RAGTIME_API_CORS_ORIGINS). */
   corsOrigins?: string[];
@@ -66,6 +69,7 @@ export function mcpRoutes(deps: McpHttpDeps): FastifyPluginAsync {
         workerCheck: deps.workerCheck,
         transport: 'http',
         ...(audit ? { audit } : {}),
+        ...(deps.answerStream ? { answerStream: deps.answerStream } : {}),
         ...(search ? { search } : {}),
         ...(grade ? { grade } : {}),
         ...(knowledge ? { kbStats: (kb: string) => knowledge.stats(kb) } : {}),

@@ -4,7 +4,8 @@ import { RagError } from '../../core/errors';
 import type { RagOutcome } from '../../core/schemas/run-io';
 import type { CallAuditor, CallNotes } from './audit-tool-call';
 import { cancelRunOnAbort } from './cancel-run-on-abort';
-import { followProgress } from './follow-progress';
+import { answerMessage, followProgress } from './follow-progress';
+import { followAnswer, type AnswerStreamReader } from '../../client/follow-answer';
 import type { McpScope } from './mcp-scope';
 import { projectOutcome } from './project-outcome';
 import { guarded, result } from './tool-result';
@@ -19,6 +20,8 @@ export type RunToolDeps = {
   askPerson: (outcome: RagOutcome, signal: AbortSignal) => Promise<{ outcome: RagOutcome; elicited: number }>;
   /** A failed cancellation of a run (logged). */
   onError: (error: unknown) => void;
+  /** The side channel of streaming answers (issue 25 §2); without it the progress notifications carry the steps only. */
+  answerStream?: AnswerStreamReader;
 };
 
 type ToolExtra = {
@@ -27,13 +30,18 @@ type ToolExtra = {
   sendNotification: (notification: { method: 'notifications/progress'; params: { progressToken: string | number; progress: number; message: string } }) => Promise<void>;
 };
 
-/** The run's progress steps as MCP progress notifications, when the caller asked for them (a progressToken). */
-function tracked<T>(rag: RagClient, workflowId: string, extra: ToolExtra, pending: Promise<T>): Promise<T> {
+/**
+ * The run's progress steps as MCP progress notifications, when the caller asked for them (a progressToken), and with
+ * the side channel the answer as it is written (issue 25 §2: `answerMessage`). One counter for both: MCP requires
+ * `progress` to increase with every notification.
+ */
+function tracked(rag: RagClient, workflowId: string, extra: ToolExtra, pending: Promise<RagOutcome>, answerStream?: AnswerStreamReader): Promise<RagOutcome> {
   const progressToken = extra._meta?.progressToken;
   if (progressToken === undefined) return pending;
-  return followProgress(pending, () => rag.getProgress(workflowId), (progress, message) =>
-    extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress, message } }),
-  );
+  let progress = 0;
+  const notify = (message: string) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: ++progress, message } }).catch(() => undefined);
+  const withAnswer = answerStream ? followAnswer(pending, rag, workflowId, answerStream, (message) => void notify(answerMessage(message))) : pending;
+  return followProgress(withAnswer, () => rag.getProgress(workflowId), (_count, message) => notify(message));
 }
 
 /**
@@ -49,7 +57,7 @@ export function registerRunTools(server: McpServer, deps: RunToolDeps): void {
     if (extra.signal.aborted) throw new RagError('CANCELLED', 'the tool call was cancelled before it started');
     const watch = cancelRunOnAbort(extra.signal, connected, () => rag.cancel(workflowId), deps.onError);
     try {
-      const first = await tracked(rag, workflowId, extra, work());
+      const first = await tracked(rag, workflowId, extra, work(), deps.answerStream);
       notes.outcome = first;
       const { outcome, elicited } = await askPerson(first, extra.signal);
       notes.outcome = outcome;
@@ -88,7 +96,7 @@ export function registerRunTools(server: McpServer, deps: RunToolDeps): void {
           await workerCheck();
           const workflowId = newRagWorkflowId(sessionId);
           notes.workflowId = workflowId;
-          return result(await onRun(workflowId, extra, notes, () => rag.ask(question, { sessionId, workflowId, ...(kbName === undefined ? {} : { kb: kbName }) })));
+          return result(await onRun(workflowId, extra, notes, () => rag.ask(question, { sessionId, workflowId, ...(scope.tenant ? { tenant: scope.tenant } : {}), ...(kbName === undefined ? {} : { kb: kbName }) })));
         }),
       ),
   );

@@ -1,4 +1,5 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { createAnswerStreamStore } from '../../activities/adapters/sql-answer-stream';
 import { createAuditStore } from '../../activities/adapters/sql-audit-store';
 import type { RagClient } from '../../client/rag-client';
 import type { KbStats } from '../../core/knowledge/knowledge-base';
@@ -32,6 +33,8 @@ const STOP_GRACE_MS = 5_000;
 export async function serveMcpStdio(rag: RagClient, options: McpStdioOptions): Promise<void> {
   // Opened lazily by its first write: a session that only lists tools never touches the database.
   const audit = options.audit ? createAuditStore(options.audit) : undefined;
+  // The answer as it is written (issue 25 §2) is read from the same database, where the workers write it.
+  const answerStream = options.audit ? createAnswerStreamStore(options.audit) : undefined;
   const calls = new CallTracker();
   const server = createMcpServer({
     calls,
@@ -42,6 +45,7 @@ export async function serveMcpStdio(rag: RagClient, options: McpStdioOptions): P
     ...(options.grade ? { grade: options.grade } : {}),
     ...(options.kbStats ? { kbStats: options.kbStats } : {}),
     ...(audit ? { audit } : {}),
+    ...(answerStream ? { answerStream } : {}),
   });
   const transport = new StdioServerTransport();
   const ended = new Promise<void>((resolve) => {
@@ -59,6 +63,6 @@ export async function serveMcpStdio(rag: RagClient, options: McpStdioOptions): P
     // The close aborted the calls in flight (their runs stay durable); let them write their audit rows first.
     await calls.settled(STOP_GRACE_MS);
   } finally {
-    await audit?.close();
+    await Promise.allSettled([audit?.close(), answerStream?.close()]);
   }
 }

@@ -18,7 +18,9 @@ const RunId = z.string().trim().min(1, 'run_id is empty').max(1024);
 export const AskKnowledgeInput = z.strictObject({
   question: Question.describe('The question, as the person asked it (1–2,000 characters).'),
   kb: KbName.optional().describe('Knowledge base to read; default: the configured one (or your tenant’s).'),
-  session: SessionId.optional().describe('Conversation id; runs of one session share it. Default: one per server.'),
+  session: SessionId.optional().describe(
+    'Conversation id. Runs of one session are one conversation: a follow-up ("它的保修期呢？", "and the X3?") is read with the earlier turns. Default: one per server.',
+  ),
 });
 export type AskKnowledgeInput = z.infer<typeof AskKnowledgeInput>;
 

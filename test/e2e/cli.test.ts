@@ -54,7 +54,12 @@ async function ragtimeJson<T>(args: string[], env?: NodeJS.ProcessEnv): Promise<
   }
 }
 
-const ask = (question: string, env?: NodeJS.ProcessEnv) => ragtimeJson<RagOutcome>(['ask', question, '--session', SESSION], env);
+const ask = (question: string, env?: NodeJS.ProcessEnv, session = SESSION) => ragtimeJson<RagOutcome>(['ask', question, '--session', session], env);
+/**
+ * A session of its own: "这款产品" names no product only in a conversation's first turn; later in SESSION it would be
+ * read as the product talked about before (issue 25 §1).
+ */
+const firstTurnSession = (name: string) => `${SESSION}-${name}`;
 
 const workers: ChildProcess[] = [];
 /** What each worker printed, by task queue. */
@@ -160,7 +165,7 @@ describe('offline policy provider: one run per route (exit 0 completed, 3 awaiti
   });
 
   test('clarify: one HITL round through ask --json and answer --json', async () => {
-    const asked = await ask('这款产品的价格是多少？');
+    const asked = await ask('这款产品的价格是多少？', undefined, firstTurnSession('clarify'));
     expect(asked.code).toBe(3);
     expect(asked.json).toMatchObject({ status: 'awaiting_input', route: 'clarify', hitl: { round: 1, options: [] } });
     expect(asked.json.hitl?.prompt).toContain('产品型号');
@@ -506,7 +511,7 @@ describe('MODEL_PROVIDER=openai against the scripted OpenAI-compatible server', 
     server.enqueue('evidence_grade', {
       json: { relevance: 'weak', answerability: 'partial', ambiguity: 'missing_slot', route: 'clarify', confidence: 0.4, missing_slots: ['产品型号'], hitl_prompt: '请问是哪一款产品？', hitl_options: [], reason: '缺少产品型号' },
     }, ANSWER_GRADE);
-    const asked = await ask('这款产品的价格是多少？', openAiEnv);
+    const asked = await ask('这款产品的价格是多少？', openAiEnv, firstTurnSession('clarify-openai'));
     expect(asked.code).toBe(3);
     expect(asked.json).toMatchObject({ status: 'awaiting_input', route: 'clarify', hitl: { prompt: '请问是哪一款产品？', round: 1 } });
 

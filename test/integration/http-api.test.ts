@@ -8,7 +8,8 @@ import { AesGcmCodec } from '../../client/codec/aes-gcm-codec';
 import { createCodecHandler } from '../../server/codec/codec-handler';
 import { toJsonPayload } from '../../server/codec/payload-json';
 import { TEST_KEYRING } from '../support/codec-keys';
-import { SLOW, TOKENS, bearer, clarifyQuestion, openHttpHarness, simpleQuestion, type HttpHarness } from '../support/http-harness';
+import { AnswerStreamMessage } from '../../core/schemas/answer-stream';
+import { SLOW, STREAMED_PIECES, TOKENS, bearer, clarifyQuestion, openHttpHarness, simpleQuestion, streamedQuestion, type HttpHarness } from '../support/http-harness';
 import { pollUntil } from '../support/services';
 import { sessionId } from '../workflows/harness';
 
@@ -231,6 +232,30 @@ describe('progress stream', () => {
     expect(progress.slice(-2).map((step) => step.label)).toEqual(['正在生成回答...', '回答已生成，引用已校验']);
   });
 
+  test('issue 25 §2: the answer as it is written — sources, deltas that make up the answer, final (not replaced), all before the outcome', async () => {
+    // The harness writes a STREAMED question's answer one sentence per STREAMED_DELTA_MS (three sentences).
+    const started = RunStarted.parse(JSON.parse((await post('/api/runs', { question: streamedQuestion('吟霖'), sessionId: sessionId(), wait: false })).body));
+    const { events } = await readEvents(`/api/runs/${started.workflowId}/progress`);
+    const answers = events.filter((event) => event.event === 'answer').map((event) => AnswerStreamMessage.parse(event.data));
+    const outcome = RagOutcome.parse(events.at(-1)?.data);
+    expect(events.at(-1)?.event).toBe('outcome');
+    expect(outcome).toMatchObject({ status: 'completed', route: 'answer' });
+    // Every answer event comes before the outcome, and they carry no id (a resumed stream gets the final answer).
+    const positions = events.flatMap((event, i) => (event.event === 'answer' ? [i] : []));
+    expect(Math.max(...positions)).toBeLessThan(events.length - 1);
+    expect(events.filter((event) => event.event === 'answer').every((event) => event.id === undefined)).toBe(true);
+    expect(answers.map((message) => message.type)).toEqual(['sources', 'delta', 'delta', 'delta', 'final']);
+    expect(answers[0]).toEqual({ type: 'sources', sources: [{ n: 1, filename: 'doc.pdf', page_number: 1, preview: outcome.docs[0]?.text }] });
+    const deltas = answers.flatMap((message) => (message.type === 'delta' ? [message.text] : []));
+    expect(deltas).toEqual(STREAMED_PIECES);
+    expect(deltas.join('')).toBe(outcome.answer?.text);
+    expect(answers.at(-1)).toEqual({ type: 'final', text: outcome.answer?.text, citations: outcome.answer?.citations, verification: 'verified', replaced: false });
+    // The text streamed while the run was running: the steps of the answer node surround the deltas.
+    const stepLabels = events.slice(0, positions[1]).filter((event) => event.event === 'step').map((event) => (event.data as { label: string }).label);
+    expect(stepLabels).toContain('正在生成回答...');
+    expect(stepLabels).not.toContain('回答已生成，引用已校验');
+  });
+
   test('Last-Event-ID resumes after the last step seen; a settled run streams at once', async () => {
     const done = outcomeOf((await post('/api/runs', { question: simpleQuestion('安可'), sessionId: sessionId() })).body);
     const all = await readEvents(`/api/runs/${done.workflowId}/progress`);
@@ -317,6 +342,9 @@ describe('OpenAPI, health and the codec endpoint', () => {
     "get",
   ],
   "/api/runs/{workflowId}/progress": [
+    "get",
+  ],
+  "/api/sessions/{sessionId}/turns": [
     "get",
   ],
   "/codec/decode": [

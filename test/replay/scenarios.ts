@@ -11,6 +11,8 @@ import type { RagOutcome } from '../../core/schemas/run-io';
 export type ReplayScenario = {
   name: string;
   script: AdapterScript;
+  /** The worker keeps session turns (an in-memory store), so a later run of the session is a follow-up. */
+  withTurns?: boolean;
   run: (rag: RagClient, sessionId: string) => Promise<RagOutcome>;
 };
 
@@ -23,7 +25,25 @@ const clarify = grade('strong', 'partial', 'missing_slot', 'clarify', 0.6, { mis
 const c1 = chunk('丹瑾是湮灭属性角色。');
 const c2 = chunk('角色属性体系。');
 
+const QF1 = '丹瑾的属性是什么？';
+const QF2 = '它的战斗定位呢？';
+const QF2_STANDALONE = '丹瑾的战斗定位呢？';
+
 export const REPLAY_SCENARIOS: ReplayScenario[] = [
+  {
+    // Issue 25 §1: the second turn of a session, condensed by the offline rules before the graph runs on it.
+    name: 'follow-up',
+    withTurns: true,
+    script: {
+      retrieve: retrievalTable({ [QF1]: [c1], [QF2_STANDALONE]: [c1] }),
+      planner: plannerResult('simple', '单一事实查询', []),
+      grades: { [QF1]: [strong], [QF2_STANDALONE]: [strong] },
+    },
+    run: async (rag, sessionId) => {
+      await rag.ask(QF1, { sessionId });
+      return rag.ask(QF2, { sessionId });
+    },
+  },
   {
     name: 'simple-answer',
     script: { retrieve: retrievalTable({ [Q1]: [c1] }), grades: { [Q1]: [strong] } },
@@ -129,6 +149,19 @@ export const REPLAY_SCENARIOS: ReplayScenario[] = [
     name: 'speculative-planner',
     script: {
       retrieve: retrievalTable({ '请介绍一下这个系统的整体部署架构设计思路': [c1] }),
+      planner: plannerResult('simple', '单一事实查询', []),
+      grades: { '请介绍一下这个系统的整体部署架构设计思路': [strong] },
+    },
+    run: (rag, sessionId) => rag.ask('请介绍一下这个系统的整体部署架构设计思路', { sessionId, speculation: 'answer' }),
+  },
+  {
+    // Issue 26 §5: the planner's first reply breaks its schema; the workflow sees the failed attempt, drops what ran
+    // beside it, and tries again after the backoff; the second reply plans.
+    name: 'speculative-planner-retried',
+    script: {
+      retrieve: retrievalTable({ '请介绍一下这个系统的整体部署架构设计思路': [c1] }),
+      retrieveDelayMs: 300,
+      plannerReplies: [{ complexity: 'medium', reason: '?', sub_questions: [] }],
       planner: plannerResult('simple', '单一事实查询', []),
       grades: { '请介绍一下这个系统的整体部署架构设计思路': [strong] },
     },

@@ -9,10 +9,16 @@ import { RAGTIME_BIN } from './worker-process';
 
 export type CliRun = { code: number | null; stdout: string; stderr: string };
 
-/** Runs `ragtime <args>` with `env` and resolves when it exits (killed after `timeoutMs`). */
-export function runRagtime(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 45_000): Promise<CliRun> {
+/**
+ * Runs `ragtime <args>` with `env` and resolves when it exits (killed after `timeoutMs`). With `input`, that text is
+ * piped to its stdin (`ragtime chat`); either way stdin is then closed, so nothing waits for input.
+ */
+export function runRagtime(args: string[], env: NodeJS.ProcessEnv, timeoutMs = 45_000, input?: string): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [RAGTIME_BIN, ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [RAGTIME_BIN, ...args], { cwd: REPO_ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+    // A command that exits without reading its input closes the pipe first (EPIPE): not the test's failure.
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(input ?? '');
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));

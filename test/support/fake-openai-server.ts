@@ -2,10 +2,14 @@
  * A scripted OpenAI-compatible HTTP server on loopback, speaking the real wire protocol, so tests drive the real
  * `openai` SDK (DESIGN §6 "Chat models"): POST /v1/chat/completions answers from a script keyed by the request's
  * response_format.json_schema.name, POST /v1/embeddings returns deterministic vectors. Every request is recorded.
+ * A request with `stream: true` gets the same reply as server-sent chunks (test/support/openai-stream.ts), in chunks
+ * paced by the server's `streaming` option; when the request forces a function (the ladder's tools rung), the streamed
+ * reply is that function's call, as OpenAI sends it (a non-streamed one keeps the reply in content, as before).
  */
 import { createHash } from 'node:crypto';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { streamCompletion, type StreamPacing } from './openai-stream';
 
 /** One scripted answer to a chat-completions request. */
 export type ScriptedReply =
@@ -36,7 +40,9 @@ export type FakeOpenAiServer = {
   enqueue(schemaName: string, ...replies: ScriptedReply[]): void;
   /** The reply whenever this name's queue is empty (e.g. "500 until exhausted"). */
   setDefault(schemaName: string, reply: ScriptedReply): void;
-  /** Clears queues, defaults and recorded requests. */
+  /** How streamed replies are cut and paced from now on (e.g. `{ tokenDelayMs: 20 }`, a model writing over time). */
+  setStreaming(pacing: StreamPacing): void;
+  /** Clears queues, defaults and recorded requests, and restores the streaming pacing the server started with. */
   reset(): void;
   close(): Promise<void>;
 };
@@ -51,7 +57,8 @@ export function fakeEmbedding(text: string, dim = FAKE_EMBEDDING_DIM): number[] 
   return raw.map((value) => value / norm);
 }
 
-export async function startFakeOpenAiServer(options: { apiKey: string }): Promise<FakeOpenAiServer> {
+export async function startFakeOpenAiServer(options: { apiKey: string; streaming?: StreamPacing }): Promise<FakeOpenAiServer> {
+  let pacing: StreamPacing = options.streaming ?? {};
   const queues = new Map<string, ScriptedReply[]>();
   const defaults = new Map<string, ScriptedReply>();
   const requests: RecordedRequest[] = [];
@@ -65,9 +72,10 @@ export async function startFakeOpenAiServer(options: { apiKey: string }): Promis
   };
   const errorBody = (message: string, type: string, code: string | null = null) => ({ error: { message, type, param: null, code } });
 
-  const reply = (res: http.ServerResponse, model: string, scripted: ScriptedReply): void => {
+  const reply = (res: http.ServerResponse, body: Record<string, unknown>, scripted: ScriptedReply): void => {
+    const model = String(body.model);
     if ('delayMs' in scripted) {
-      const timer = setTimeout(() => (timers.delete(timer), reply(res, model, scripted.then)), scripted.delayMs);
+      const timer = setTimeout(() => (timers.delete(timer), reply(res, body, scripted.then)), scripted.delayMs);
       timers.add(timer);
       return;
     }
@@ -78,6 +86,17 @@ export async function startFakeOpenAiServer(options: { apiKey: string }): Promis
     }
     const content = 'json' in scripted ? JSON.stringify(scripted.json) : 'content' in scripted ? scripted.content : null;
     const finishReason = 'content' in scripted ? (scripted.finishReason ?? 'stop') : 'stop';
+    if (body.stream === true) {
+      if (res.destroyed) return;
+      const forced = (body.tool_choice as { function?: { name?: string } } | undefined)?.function?.name;
+      const refusal = 'refusal' in scripted ? scripted.refusal : null;
+      const toolCall = forced !== undefined && refusal === null ? [{ id: `call_fake_${served}`, function: { name: forced, arguments: content ?? '' } }] : undefined;
+      const message = { content: toolCall ? null : content, refusal, tool_calls: toolCall };
+      const finish = toolCall && finishReason === 'stop' ? 'tool_calls' : finishReason;
+      const headers = { 'x-request-id': `req_fake_${served}` };
+      streamCompletion(res, { id: `chatcmpl-fake-${served}`, model, created: 1_700_000_000, message, finishReason: finish, request: body, headers, pacing, timers });
+      return;
+    }
     send(res, 200, {
       id: `chatcmpl-fake-${served}`,
       object: 'chat.completion',
@@ -102,7 +121,7 @@ export async function startFakeOpenAiServer(options: { apiKey: string }): Promis
       send(res, 400, errorBody(`no scripted reply for json_schema ${String(schemaName)}`, 'invalid_request_error'));
       return;
     }
-    reply(res, String(body.model), scripted);
+    reply(res, body, scripted);
   };
 
   const embeddings = (res: http.ServerResponse, body: Record<string, unknown>) => {
@@ -160,7 +179,11 @@ export async function startFakeOpenAiServer(options: { apiKey: string }): Promis
     requests,
     enqueue: (schemaName, ...replies) => queues.set(schemaName, [...(queues.get(schemaName) ?? []), ...replies]),
     setDefault: (schemaName, scripted) => defaults.set(schemaName, scripted),
+    setStreaming: (next) => {
+      pacing = next;
+    },
     reset: () => {
+      pacing = options.streaming ?? {};
       queues.clear();
       defaults.clear();
       requests.length = 0;

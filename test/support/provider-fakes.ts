@@ -4,10 +4,12 @@
  * as it does (a tool call, a fenced reply, a blank json_object reply). Behind every profile sits one deterministic
  * "model" reading the prompt, so a run through any provider gets the same replies as through a json_schema one:
  * complexity simple; a question's first grade routes to rewrite and later ones to answer; the rewrite is a step-back
- * question; the answer cites the first sentence of the first snippet verbatim.
+ * question; the answer cites the first sentence of the first snippet verbatim. A request with `stream: true` gets the
+ * same message as server-sent chunks (test/support/openai-stream.ts); a refusal is a plain error body either way.
  */
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { streamCompletion } from './openai-stream';
 
 type Body = Record<string, unknown>;
 type Refusal = { status: number; body: string; headers?: Record<string, string> };
@@ -223,6 +225,19 @@ export async function startProviderFake(apiKey: string): Promise<ProviderFake> {
       const message =
         profile.shape?.(reply, asked, nth) ??
         (asked.mode === 'tools' ? { content: null, tool_calls: [{ id: `call_${served}`, type: 'function', function: { name: schema, arguments: reply } }] } : { content: reply });
+      const finishReason = asked.mode === 'tools' ? 'tool_calls' : 'stop';
+      if (body.stream === true) {
+        const calls = message.tool_calls as { id: string; function: { name: string; arguments: string } }[] | undefined;
+        return streamCompletion(res, {
+          id: `chatcmpl-${name}-${served}`,
+          model: String(body.model),
+          created: 1_700_000_000,
+          message: { content: message.content, tool_calls: calls, reasoning_content: message.reasoning_content },
+          finishReason,
+          request: body,
+          headers: profile.headers ?? { 'x-request-id': `req_${served}` },
+        });
+      }
       send(
         200,
         json({
@@ -230,7 +245,7 @@ export async function startProviderFake(apiKey: string): Promise<ProviderFake> {
           object: 'chat.completion',
           created: 1_700_000_000,
           model: String(body.model),
-          choices: [{ index: 0, message: { role: 'assistant', refusal: null, ...message }, finish_reason: asked.mode === 'tools' ? 'tool_calls' : 'stop', logprobs: null }],
+          choices: [{ index: 0, message: { role: 'assistant', refusal: null, ...message }, finish_reason: finishReason, logprobs: null }],
           usage: { prompt_tokens: 10, completion_tokens: 10, total_tokens: 20 },
         }),
         profile.headers ?? { 'x-request-id': `req_${served}` },

@@ -12,7 +12,10 @@ import {
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import { createActivities } from '../../activities';
-import { offlineWriteAnswer } from '../../activities/adapters/offline-chat-models';
+import { createOfflineChatModels, offlineWriteAnswer } from '../../activities/adapters/offline-chat-models';
+import type { SessionTurnStore } from '../../activities/adapters/sql-session-turns';
+import type { AnswerStreamStore } from '../../activities/adapters/sql-answer-stream';
+import type { AnswerConversation, SessionTurn } from '../../core/schemas/conversation';
 import { createAuditStore } from '../../activities/adapters/sql-audit-store';
 import type { AuditStore, ChatModels, Retriever } from '../../activities/ports';
 import type { EvidenceGrade, RewritePlan, ComplexityResult } from '../../core/schemas/model-outputs';
@@ -80,6 +83,10 @@ export type AdapterScript = {
   grades?: Record<string, Array<EvidenceGrade | unknown>>;
   rewritePlans?: Array<RewritePlan | unknown>;
   planner?: ComplexityResult | unknown;
+  /** The planner's replies in order, before `planner` answers every later call (e.g. a schema violation, then a plan). */
+  plannerReplies?: unknown[];
+  /** Delay before each retrieval returns (a slower knowledge base than the models). */
+  retrieveDelayMs?: number;
   /**
    * The answer writer's replies, in order (a value, or an Error to throw). Unscripted (or spent), the writer is the
    * offline policy's extractive answerer, whose answers always verify.
@@ -93,19 +100,23 @@ export type AdapterScript = {
    * false (the default) the delay ignores cancellation, so a shutting-down worker waits for the reply (drains).
    */
   modelDelayHonoursCancellation?: boolean;
+  /** FAST_MODEL's condensation of a follow-up (a reply, or an Error to throw); unscripted: the offline rules. */
+  condense?: (question: string, turns: SessionTurn[]) => unknown;
 };
 
 export type AdapterCalls = { planner: string[]; retrieval: string[]; grader: string[]; rewriter: string[] };
 
 /** The answer writer's calls: the question, and whether it was the repair attempt. */
-export type AnswerCall = { question: string; repair: boolean; docCount: number };
+export type AnswerCall = { question: string; repair: boolean; docCount: number; conversation?: AnswerConversation };
 
 export function scriptedAdapters(script: AdapterScript): { models: ChatModels; retriever: Retriever; calls: AdapterCalls; answerCalls: AnswerCall[] } {
   const calls: AdapterCalls = { planner: [], retrieval: [], grader: [], rewriter: [] };
+  const offline = createOfflineChatModels();
   const answerCalls: AnswerCall[] = [];
   const answers = [...(script.answers ?? [])];
   const grades = Object.fromEntries(Object.entries(script.grades ?? {}).map(([question, queue]) => [question, [...queue]]));
   const rewritePlans = [...(script.rewritePlans ?? [])];
+  const plannerReplies = [...(script.plannerReplies ?? [])];
   const pause = () =>
     script.modelDelayHonoursCancellation
       ? Context.current().sleep(script.modelDelayMs ?? 0)
@@ -115,6 +126,7 @@ export function scriptedAdapters(script: AdapterScript): { models: ChatModels; r
     async planComplexity(question) {
       calls.planner.push(question);
       await pause();
+      if (plannerReplies.length > 0) return plannerReplies.shift();
       if (script.planner === undefined) throw new Error('planner called but not scripted');
       return script.planner;
     },
@@ -134,17 +146,38 @@ export function scriptedAdapters(script: AdapterScript): { models: ChatModels; r
     },
     answerModel: 'scripted-answerer',
     async writeAnswer(request) {
-      answerCalls.push({ question: request.question, repair: request.repair !== undefined, docCount: request.evidence.length });
+      answerCalls.push({
+        question: request.question,
+        repair: request.repair !== undefined,
+        docCount: request.evidence.length,
+        ...(request.conversation ? { conversation: request.conversation } : {}),
+      });
       await pause();
+      // Unscripted: the offline answerer, which streams its own text.
       if (answers.length === 0) return offlineWriteAnswer(request);
       const next = answers.shift();
-      if (next instanceof Error) throw next;
+      // As a streaming provider does (issue 25 §2): the answer's text in three pieces, then the reply; a scripted
+      // failure first streams a partial text that the next attempt must make listeners discard.
+      const stream = (text: string) => [0, 1, 2].forEach((i) => request.onText?.({ kind: 'delta', text: text.slice(Math.floor((i * text.length) / 3), Math.floor(((i + 1) * text.length) / 3)) }));
+      if (next instanceof Error) {
+        stream('半截的回答');
+        throw next;
+      }
+      const text = (next as { answer?: unknown } | undefined)?.answer;
+      if (typeof text === 'string') stream(text);
       return next;
+    },
+    async condenseQuestion(question, turns) {
+      if (!script.condense) return offline.condenseQuestion?.(question, turns);
+      const reply = script.condense(question, turns);
+      if (reply instanceof Error) throw reply;
+      return reply;
     },
   };
   const retriever: Retriever = {
     async retrieve(query) {
       calls.retrieval.push(query);
+      if (script.retrieveDelayMs) await new Promise((resolve) => setTimeout(resolve, script.retrieveDelayMs));
       return script.retrieve(query);
     },
   };
@@ -166,7 +199,7 @@ export async function withWorker<T>(
   env: WorkflowEnv,
   script: AdapterScript,
   fn: (rag: RagClient, calls: AdapterCalls, taskQueue: string, answerCalls: AnswerCall[]) => Promise<T>,
-  options: { audit?: AuditStore } = {},
+  options: { audit?: AuditStore; turns?: SessionTurnStore; sessionTurns?: number; answerStream?: AnswerStreamStore } = {},
 ): Promise<T> {
   const taskQueue = `test-${randomUUID()}`;
   const { models, retriever, calls, answerCalls } = scriptedAdapters(script);
@@ -175,7 +208,7 @@ export async function withWorker<T>(
     taskQueue,
     workflowBundle: env.workflowBundle,
     dataConverter: env.dataConverter,
-    activities: createActivities({ models, retriever, audit: options.audit ?? defaultAuditStore() }),
+    activities: createActivities({ models, retriever, audit: options.audit ?? defaultAuditStore(), turns: options.turns, sessionTurns: options.sessionTurns, answerStream: options.answerStream }),
   });
   return worker.runUntil(fn(RagClient.fromClient(env.client, taskQueue), calls, taskQueue, answerCalls));
 }

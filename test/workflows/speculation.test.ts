@@ -181,3 +181,44 @@ describe.each(Object.keys(SCENARIOS))('%s: the same run at every speculation lev
     }
   }, 60_000);
 });
+
+describe('a planner whose replies break its schema (issue 26 §5): speculation stops at its first failed attempt', () => {
+  // spec §7.2's complexity_result with a complexity it does not allow: every attempt fails its schema.
+  const broken = { complexity: 'medium', reason: '?', sub_questions: [] };
+  // The knowledge base answers slower than the planner fails, as a real one does beside a fast refusal.
+  const script = (extra: Partial<AdapterScript>): AdapterScript => ({ retrieve: retrievalTable({ [QP]: [c3] }), retrieveDelayMs: 400, grades: { [QP]: [sure] }, ...extra });
+  const run = (level: SpeculationLevel, extra: Partial<AdapterScript>) =>
+    withWorker(env, script(extra), async (rag, calls, _queue, answerCalls) => {
+      const outcome = await rag.ask(QP, { sessionId: sessionId(), speculation: level });
+      return { outcome, modelCalls: { planner: calls.planner.length, grader: calls.grader.length, rewriter: calls.rewriter.length, answer: answerCalls.length } };
+    });
+
+  test('a planner that fails for good: the run fails as without speculation, with the same model calls', async () => {
+    const off = await run('off', { planner: broken });
+    const answer = await run('answer', { planner: broken });
+    expect(off.outcome).toMatchObject({ status: 'failed', error: { type: 'MODEL_OUTPUT_INVALID' } });
+    expect(answer.outcome).toMatchObject({ status: 'failed', error: off.outcome.error });
+    expect(answer.modelCalls).toEqual(off.modelCalls);
+    expect(off.modelCalls).toEqual({ planner: 3, grader: 0, rewriter: 0, answer: 0 });
+    // The report says what ran beside the planner and when it stopped: nothing of it sent a model call.
+    expect(answer.outcome.speculation).toMatchObject({ level: 'answer', used: 0, wastedModelCalls: 0 });
+    expect(answer.outcome.speculation?.records.map((record) => [record.kind, record.outcome, record.reason, record.modelCalls])).toEqual([
+      ['grade', 'discarded', "the planner's attempt 1 failed (MODEL_OUTPUT_RETRY)", 0],
+      ['retrieve', 'discarded', "the planner's attempt 1 failed (MODEL_OUTPUT_RETRY)", 0],
+    ]);
+  }, 90_000);
+
+  test('a planner that fails once, then plans: the run ends as without speculation; what ran beside the planner is dropped, the draft beside the grade still used', async () => {
+    const off = await run('off', { plannerReplies: [broken], planner: plannerResult('simple', '单一主题', []) });
+    const answer = await run('answer', { plannerReplies: [broken], planner: plannerResult('simple', '单一主题', []) });
+    expect(off.outcome).toMatchObject({ status: 'completed', route: 'answer' });
+    expect(observable(answer.outcome)).toEqual(observable(off.outcome));
+    expect(answer.modelCalls).toEqual(off.modelCalls);
+    expect(answer.outcome.speculation?.records.map((record) => [record.kind, record.outcome, record.reason])).toEqual([
+      ['grade', 'discarded', "the planner's attempt 1 failed (MODEL_OUTPUT_RETRY)"],
+      ['retrieve', 'discarded', "the planner's attempt 1 failed (MODEL_OUTPUT_RETRY)"],
+      ['answer', 'used', null],
+    ]);
+    expect(answer.outcome.speculation?.wastedModelCalls).toBe(0);
+  }, 90_000);
+});

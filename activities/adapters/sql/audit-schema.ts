@@ -1,5 +1,6 @@
 import type { Generated, Kysely } from 'kysely';
-import { type Migration, Migrator } from 'kysely/migration';
+import type { Migration } from 'kysely/migration';
+import { migrateToLatest } from './migrate';
 import type { SqlBackend } from './database';
 
 /*
@@ -118,13 +119,5 @@ const MIGRATION_LOCK_TABLE = 'ragtime_audit_store_migration_lock';
 
 /** Brings the audit schema to the latest version (idempotent; concurrent callers wait on kysely's migration lock). */
 export async function migrateAuditTables(db: Kysely<AuditDatabase>, backend: SqlBackend): Promise<string[]> {
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: async () => migrations(backend) },
-    migrationTableName: MIGRATION_TABLE,
-    migrationLockTableName: MIGRATION_LOCK_TABLE,
-  });
-  const { error, results = [] } = await migrator.migrateToLatest();
-  if (error !== undefined) throw error;
-  return results.filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  return migrateToLatest(db as Kysely<unknown>, migrations(backend), { migrations: MIGRATION_TABLE, lock: MIGRATION_LOCK_TABLE });
 }

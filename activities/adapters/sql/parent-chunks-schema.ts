@@ -1,5 +1,6 @@
 import { type ColumnType, type Kysely, sql } from 'kysely';
-import { type Migration, Migrator } from 'kysely/migration';
+import type { Migration } from 'kysely/migration';
+import { migrateToLatest } from './migrate';
 
 /**
  * The `parent_chunks` table of spec §6.8 (all L1 and L2 chunks), keyed by knowledge base (DESIGN §4b). `file_path`
@@ -139,13 +140,5 @@ export const MIGRATION_LOCK_TABLE = 'ragtime_parent_store_migration_lock';
 
 /** Brings the schema to the latest version (idempotent; concurrent callers wait on kysely's migration lock). */
 export async function migrateParentChunks(db: Kysely<ParentChunksDatabase>): Promise<string[]> {
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: async () => parentChunkMigrations() },
-    migrationTableName: MIGRATION_TABLE,
-    migrationLockTableName: MIGRATION_LOCK_TABLE,
-  });
-  const { error, results = [] } = await migrator.migrateToLatest();
-  if (error !== undefined) throw error;
-  return results.filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  return migrateToLatest(db as Kysely<unknown>, parentChunkMigrations(), { migrations: MIGRATION_TABLE, lock: MIGRATION_LOCK_TABLE });
 }

@@ -1,5 +1,6 @@
 import { type ColumnType, type Kysely, sql } from 'kysely';
-import { type Migration, Migrator } from 'kysely/migration';
+import type { Migration } from 'kysely/migration';
+import { migrateToLatest } from './migrate';
 
 /** `session_owner`: which tenant of the HTTP API created a session (its first run). */
 export type SessionOwnerTable = {
@@ -32,13 +33,5 @@ const MIGRATION_LOCK_TABLE = 'ragtime_session_owner_migration_lock';
 
 /** Brings the schema to the latest version (idempotent; concurrent callers wait on kysely's migration lock). */
 export async function migrateSessionOwners(db: Kysely<SessionOwnerDatabase>): Promise<string[]> {
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: async () => MIGRATIONS },
-    migrationTableName: MIGRATION_TABLE,
-    migrationLockTableName: MIGRATION_LOCK_TABLE,
-  });
-  const { error, results = [] } = await migrator.migrateToLatest();
-  if (error !== undefined) throw error;
-  return results.filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  return migrateToLatest(db as Kysely<unknown>, MIGRATIONS, { migrations: MIGRATION_TABLE, lock: MIGRATION_LOCK_TABLE });
 }

@@ -1,5 +1,6 @@
 import type { Kysely } from 'kysely';
-import { type Migration, Migrator } from 'kysely/migration';
+import type { Migration } from 'kysely/migration';
+import { migrateToLatest } from './migrate';
 
 /*
  * `session_turn`: the completed turns of a conversation (issue 25 §1), keyed by tenant and session so that the same
@@ -55,13 +56,5 @@ const MIGRATION_LOCK_TABLE = 'ragtime_session_turn_migration_lock';
 
 /** Brings the schema to the latest version (idempotent; concurrent callers wait on kysely's migration lock). */
 export async function migrateSessionTurns(db: Kysely<SessionTurnDatabase>): Promise<string[]> {
-  const migrator = new Migrator({
-    db,
-    provider: { getMigrations: async () => MIGRATIONS },
-    migrationTableName: MIGRATION_TABLE,
-    migrationLockTableName: MIGRATION_LOCK_TABLE,
-  });
-  const { error, results = [] } = await migrator.migrateToLatest();
-  if (error !== undefined) throw error;
-  return results.filter((r) => r.status === 'Success').map((r) => r.migrationName);
+  return migrateToLatest(db as Kysely<unknown>, MIGRATIONS, { migrations: MIGRATION_TABLE, lock: MIGRATION_LOCK_TABLE });
 }

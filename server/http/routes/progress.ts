@@ -3,6 +3,8 @@ import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RagStep } from '../../../core/progress/rag-step';
 import { stableSteps } from '../../../core/progress/stable-steps';
+import { AnswerStreamView } from '../../../core/answer-stream/answer-stream-view';
+import type { AnswerStreamMessage } from '../../../core/schemas/answer-stream';
 import type { RagOutcome } from '../../../core/schemas/run-io';
 import { isRagError } from '../../../core/errors';
 import type { RagClient } from '../../../client/rag-client';
@@ -36,7 +38,7 @@ async function snapshot(rag: RagClient, workflowId: string): Promise<Snapshot> {
  * before it, so that resuming after Last-Event-ID neither skips nor repeats a step (issue 14 §12). Heartbeat
  * comments keep idle connections open. Polling stops as soon as the client goes away.
  */
-export const progressRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { rag, tenants, limits }) => {
+export const progressRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { rag, tenants, limits, answerStream }) => {
   const streams = new Set<() => void>();
   app.addHook('onClose', async () => streams.forEach((stop) => stop()));
 
@@ -100,11 +102,25 @@ export const progressRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { ra
       }
     };
 
+    // Issue 25 §2: the answer as it is written, as `answer` events (sources, delta, discard, final) beside the steps.
+    // They carry no id: a client that resumes after Last-Event-ID gets the final answer, not the text it missed.
+    const answer = new AnswerStreamView();
+    const sendAnswer = (messages: AnswerStreamMessage[]) => messages.forEach((message) => sse.write(sseEvent('answer', message)));
+    const pollAnswer = async () => {
+      if (!answerStream) return;
+      const state = await rag.getAnswerStream(workflowId).catch(() => null);
+      if (state?.generation) sendAnswer(answer.follow(state.generation, state.docs));
+      const reading = answer.reading;
+      if (reading) sendAnswer(answer.take(await answerStream.eventsOf(workflowId, reading.generation, reading.after).catch(() => [])));
+    };
+
     const follow = async () => {
       try {
         for (;;) {
           for (; sent < current.steps.length; sent += 1) sse.write(sseEvent('step', current.steps[sent], sent));
+          await pollAnswer();
           if (current.outcome.status !== 'running') {
+            if (answerStream) sendAnswer(answer.finish(current.outcome.status === 'completed' ? current.outcome.answer : null, current.outcome.docs));
             sse.write(sseEvent('outcome', current.outcome));
             return;
           }

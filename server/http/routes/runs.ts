@@ -39,7 +39,8 @@ export const runRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { rag, te
     // The first tenant to ask in a session owns it; to everyone else it does not exist.
     if (!(await tenants.claimSession(sessionId, request.tenant))) throw notFound('session', sessionId);
     await workerCheck();
-    const options = { sessionId, kb, ...(hitl ? { hitl } : {}) };
+    // The session's earlier turns are the tenant's only (issue 25 §1).
+    const options = { sessionId, kb, tenant: request.tenant, ...(hitl ? { hitl } : {}) };
     if (!wait) return reply.code(202).send({ ...(await rag.start(question, options)), status: 'running' as const });
     // Bounded (issue 14 §3): a worker that died a moment ago still counts as polling for minutes, and nobody would
     // settle the run. After askWaitMs the caller gets the run's id, as with wait: false; the run goes on.

@@ -44,6 +44,10 @@ describe('parseConfig defaults (spec §1, DESIGN.md §6)', () => {
       telemetry: { exporter: 'none', includeContent: false, otlpTracesUrl: 'http://localhost:4318/v1/traces', serviceName: undefined, metricsAddress: null },
       // SPECULATION: test/unit/core/speculation-config.test.ts.
       speculation: ENV_DEFAULTS.SPECULATION,
+      // ANSWER_CHECK_ACTION: test/unit/core/answer-check.test.ts.
+      answerCheck: 'warn',
+      // SESSION_TURNS: test/unit/core/conversation-turns.test.ts.
+      conversation: { sessionTurns: 6 },
     });
   });
 

@@ -1,0 +1,55 @@
+import type { Selectable } from 'kysely';
+import { StreamEvent } from '../../core/schemas/answer-stream';
+import { lazyMigratedStore, openSqlDatabase, type SqlBackend, type SqlLocation } from './sql/database';
+import { migrateAnswerStream, type AnswerStreamDatabase, type AnswerStreamTable } from './sql/answer-stream-schema';
+
+/*
+ * The side channel of streaming answers (issue 25 §2): what the answer writer generates, as it generates it, in the
+ * audit store's database (a SQLite file by default, PostgreSQL when DATABASE_URL is set) — something every worker,
+ * `ragtime serve` and the CLI already share. Never the record: a lost event is repaired by the run's result.
+ */
+
+export type AnswerStreamStore = {
+  /** Appends events of one run (idempotent on their key: a retried write adds nothing). */
+  append(workflowId: string, events: readonly StreamEvent[], at: string): Promise<void>;
+  /** The events of one generation after (attempt, seq), in order. */
+  eventsOf(workflowId: string, generation: string, after: { attempt: number; seq: number }): Promise<StreamEvent[]>;
+  close(): Promise<void>;
+};
+
+export type SqlAnswerStreamStore = AnswerStreamStore & { readonly backend: SqlBackend; migrate(): Promise<string[]> };
+
+const STORE = 'answer stream store';
+
+const toEvent = (row: Selectable<AnswerStreamTable>): StreamEvent =>
+  StreamEvent.parse({ generation: row.generation, attempt: Number(row.attempt), seq: Number(row.seq), kind: row.kind, text: row.text });
+
+/** Opens the store. Nothing touches the database until the first operation (or `migrate()`). */
+export function createAnswerStreamStore(location: SqlLocation): SqlAnswerStreamStore {
+  const { db, backend, where } = openSqlDatabase<AnswerStreamDatabase>(location);
+  const { migrate, ready } = lazyMigratedStore(STORE, where, () => migrateAnswerStream(db));
+  return {
+    backend,
+    migrate,
+    append: (workflowId, events, at) =>
+      ready('append', async () => {
+        if (events.length === 0) return;
+        const rows = events.map((event) => ({ workflow_id: workflowId, ...event, created_at: at }));
+        await db.insertInto('answer_stream_event').values(rows).onConflict((oc) => oc.doNothing()).execute();
+      }),
+    eventsOf: (workflowId, generation, after) =>
+      ready('eventsOf', async () => {
+        const rows = await db
+          .selectFrom('answer_stream_event')
+          .selectAll()
+          .where('workflow_id', '=', workflowId)
+          .where('generation', '=', generation)
+          .where((eb) => eb.or([eb('attempt', '>', after.attempt), eb.and([eb('attempt', '=', after.attempt), eb('seq', '>', after.seq)])]))
+          .orderBy('attempt')
+          .orderBy('seq')
+          .execute();
+        return rows.map(toEvent);
+      }),
+    close: () => db.destroy(),
+  };
+}

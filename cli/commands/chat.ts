@@ -1,0 +1,65 @@
+import type { Command } from 'commander';
+import { followAnswer } from '../../client/follow-answer';
+import { newRagWorkflowId } from '../../client/rag-client';
+import type { RagOutcome } from '../../core/schemas/run-io';
+import { answerStreamPrinter } from '../render/answer-stream';
+import type { CliContext } from '../context';
+import { reportError } from '../errors';
+import { checkedSessionId, runChat } from '../chat/chat-loop';
+import { createLineReader } from '../chat/line-reader';
+import { newChatSessionId } from '../chat/session-id';
+
+type ChatFlags = { session?: string; kb?: string };
+
+// The runs of the CLI have no tenant (client/rag-client.ts AskOptions.tenant): their turns are kept under ''.
+const CLI_TENANT = '';
+
+export function registerChat(program: Command, context: CliContext, setExit: (code: number) => void, verbose: boolean): void {
+  program
+    .command('chat')
+    .description('a conversation: each line is asked in the session, follow-ups read with the earlier turns; clarifications answered inline')
+    .option('--session <id>', 'continue this session (its earlier turns are shown first); default: a new one, chat-<8 hex>')
+    .option('--kb <name>', "knowledge base to read (default RAGTIME_KB, else MILVUS_COLLECTION, else the worker's)")
+    .action(async (flags: ChatFlags) => {
+      // Bad input is refused before any connection, as `ask` refuses it (exit 2).
+      const continued = flags.session === undefined ? null : checkedSessionId(flags.session);
+      const kb = context.runKbOf(flags.kb);
+      const rag = await context.clientWithWorker();
+      const turns = context.host.openSessionTurns(context.config);
+      const reader = createLineReader(process.stdin, process.stdout);
+      // The answer as it is written, on a terminal (issue 25 §2); piped, the conversation prints each answer once.
+      const answers = reader.terminal && process.stdout.isTTY ? context.host.openAnswerStream(context.config) : null;
+      const stream = answers
+        ? async (pending: Promise<RagOutcome>, workflowId: string) => {
+            const printer = answerStreamPrinter((text) => process.stdout.write(text));
+            const outcome = await followAnswer(pending, rag, workflowId, answers, (message) => printer.onMessage(message));
+            return { outcome, shown: printer.showedRecord };
+          }
+        : undefined;
+      try {
+        setExit(
+          await runChat(
+            {
+              rag,
+              turnsOf: (sessionId) => turns.turnsOf(CLI_TENANT, sessionId),
+              reader,
+              say: (line) => console.log(line),
+              report: (error) => void reportError(error, verbose),
+              newSessionId: newChatSessionId,
+              newWorkflowId: newRagWorkflowId,
+              ...(kb === undefined ? {} : { kb }),
+              sessionTurns: context.config.conversation.sessionTurns,
+              // Live progress on a terminal only: piped, the output is the conversation alone.
+              progress: reader.terminal && Boolean(process.stdout.isTTY),
+              ...(stream ? { stream } : {}),
+            },
+            continued,
+          ),
+        );
+      } finally {
+        reader.close();
+        await turns.close();
+        await answers?.close();
+      }
+    });
+}

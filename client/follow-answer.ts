@@ -1,0 +1,58 @@
+import { AnswerStreamView } from '../core/answer-stream/answer-stream-view';
+import type { AnswerStreamMessage, StreamEvent } from '../core/schemas/answer-stream';
+import type { RagOutcome } from '../core/schemas/run-io';
+import type { RagClient } from './rag-client';
+
+/** Reads the side channel the answer writer publishes to (the audit store's database; see activities/adapters/sql-answer-stream.ts). */
+export type AnswerStreamReader = {
+  eventsOf(workflowId: string, generation: string, after: { attempt: number; seq: number }): Promise<StreamEvent[]>;
+};
+
+export type FollowAnswerOptions = {
+  /** How often the run and the side channel are read (ms). */
+  intervalMs?: number;
+};
+
+/**
+ * Follows one round of a run's answer as it is written (issue 25 §2), until `pending` (the run's next outcome:
+ * completed, failed or waiting) settles, handing each message to `onMessage`: `sources`, then `delta`s (and a
+ * `discard` whenever what was shown is void), then — when the round ends with an answer — `final` with the run's own
+ * answer, the record. Read errors are skipped (the next poll reads again; the final message repairs any gap).
+ *
+ * const outcome = await followAnswer(rag.ask(q, { sessionId, workflowId }), rag, workflowId, reader, print);
+ */
+export async function followAnswer(
+  pending: Promise<RagOutcome>,
+  rag: Pick<RagClient, 'getAnswerStream'>,
+  workflowId: string,
+  reader: AnswerStreamReader,
+  onMessage: (message: AnswerStreamMessage) => void,
+  { intervalMs = 100 }: FollowAnswerOptions = {},
+): Promise<RagOutcome> {
+  const view = new AnswerStreamView();
+  const emit = (messages: AnswerStreamMessage[]) => messages.forEach((message) => onMessage(message));
+  const poll = async () => {
+    const state = await rag.getAnswerStream(workflowId).catch(() => null);
+    if (state?.generation) emit(view.follow(state.generation, state.docs));
+    const reading = view.reading;
+    if (reading) emit(view.take(await reader.eventsOf(workflowId, reading.generation, reading.after).catch(() => [])));
+  };
+  let settled = false;
+  const loop = (async () => {
+    while (!settled) {
+      await poll();
+      if (!settled) await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    }
+  })();
+  try {
+    const outcome = await pending;
+    settled = true;
+    await loop;
+    // What the writer published before the run settled, then the record.
+    await poll();
+    emit(view.finish(outcome.status === 'completed' ? outcome.answer : null, outcome.docs));
+    return outcome;
+  } finally {
+    settled = true;
+  }
+}

@@ -1,0 +1,26 @@
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { ApiError, SessionParams, SessionTurns } from '../api-schemas';
+import { ApiFailure, notFound } from '../api-failure';
+import type { RouteDeps } from '../server-deps';
+
+/**
+ * A conversation's turns (issue 25 §1): what the console's conversation view shows when it opens a session, and what
+ * a later run of the session reads. A session the caller does not own — another tenant's, or one nobody has asked in
+ * yet — is 404, as on the Trace API: to a tenant, other tenants' sessions do not exist.
+ */
+export const sessionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { tenants, sessionTurns }) => {
+  app.get('/api/sessions/:sessionId/turns', {
+    schema: {
+      summary: "A session's completed turns, oldest first: question, standalone question, answer, route and run",
+      tags: ['sessions'],
+      params: SessionParams,
+      response: { 200: SessionTurns, 400: ApiError, 401: ApiError, 404: ApiError, 503: ApiError },
+    },
+  }, async (request) => {
+    const { sessionId } = request.params;
+    if (!(await tenants.ownsSession(sessionId, request.tenant))) throw notFound('session', sessionId);
+    if (!sessionTurns) throw new ApiFailure(503, 'SERVICE_UNAVAILABLE', 'this server was started without the session turn store; conversations cannot be read here');
+    // Keyed by tenant as well: the store never returns turns recorded under another tenant, whatever the session id.
+    return { sessionId, turns: await sessionTurns.turnsOf(request.tenant, sessionId) };
+  });
+};
