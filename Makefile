@@ -1,7 +1,8 @@
 # ragtime: the two commands of the README are `make demo` and `make test`; the rest are helpers.
 # Every target runs a script under scripts/ (ports and addresses: scripts/env.sh).
 .DEFAULT_GOAL := help
-.PHONY: help setup demo test up down status eval-golden eval-retrieval eval-answers bench-retrieval bench
+.PHONY: help setup demo test up down status eval-golden eval-open eval-retrieval eval-answers bench-retrieval bench
+.PHONY: cluster-up cluster-down cluster-status test-cluster
 
 help:
 	@echo "make demo    install, start the local services and a worker, ingest samples/knowledge, tour every route"
@@ -9,10 +10,13 @@ help:
 	@echo "make up | down | status    start / stop / show the local services (down also stops the demo's worker)"
 	@echo "make setup   install node_modules and the project-local .venv only"
 	@echo "make eval-golden      build the open golden sets from CMRC 2018 dev and run ragtime eval on them with a fresh worker (docs/EVALUATION.md)"
+	@echo "make eval-open        fetch the open sets' packages (Debian FAQ, Django notes), build them, run ragtime eval on the held-out splits (SPLITS=\"calibration heldout\" for both; docs/EVALUATION.md)"
 	@echo "make eval-retrieval   start the services, index CMRC 2018 dev, score hit@1/@5 and MRR@10 per leg (docs/EVALUATION.md)"
 	@echo "make eval-answers     start the services, index CMRC 2018 dev, answer every question offline: gold span, citations, verification (docs/EVALUATION.md)"
 	@echo "make bench-retrieval  start the services, retrieve p50/p95 at 1k, 10k and 50k leaf chunks (docs/PERFORMANCE.md)"
 	@echo "make bench   orchestration benchmark against the running dev server (TEMPORAL_ADDRESS; see docs/PERFORMANCE.md)"
+	@echo "make cluster-up | cluster-down | cluster-status    a Temporal cluster (frontend, history, matching, worker) on PostgreSQL, on its own ports (docs/DEPLOYMENT.md)"
+	@echo "make test-cluster    ragtime runs and faults (history, matching, PostgreSQL) on that cluster; not part of make test"
 
 setup:
 	@bash scripts/setup.sh
@@ -35,11 +39,33 @@ status:
 bench:
 	@npx tsx bench/orchestration.ts
 
+# The Temporal cluster of issue 27 (scripts/cluster.sh; ports in scripts/cluster/env.sh): built from the Go module
+# proxy on first use, beside the dev server, sharing nothing with it.
+cluster-up: setup
+	@bash scripts/cluster.sh up
+
+cluster-down:
+	@bash scripts/cluster.sh down
+
+cluster-status:
+	@bash scripts/cluster.sh status || true
+
+# Its tests (test/cluster, a jest config of their own): the dev-server suite's budget has no room for them.
+test-cluster: setup
+	@bash scripts/cluster/test.sh
+
 # Benchmarks and the retrieval evaluation (bench/, DESIGN §5C and §7): not part of `make test`; they leave the
 # services running, as `make up` does. Extra flags: make eval-retrieval ARGS="--questions 500".
 # The worker is restarted so the sets run on this checkout's code (with the demo's default knowledge base).
 eval-golden: up
-	@bash -c 'source scripts/env.sh && npx tsx bench/build-golden-sets.ts && MILVUS_COLLECTION=$${MILVUS_COLLECTION:-ragtime_demo_kb} bash scripts/services.sh restart worker && for set in cmrc-answerability cmrc-agreement; do node bin/ragtime.js eval .data/golden/$$set $(ARGS) || exit 1; done && node bin/ragtime.js eval samples/golden/products $(ARGS)'
+	@bash -c 'source scripts/env.sh && npx tsx bench/build-golden-sets.ts && MILVUS_COLLECTION=$${MILVUS_COLLECTION:-ragtime_demo_kb} bash scripts/services.sh restart worker && for set in cmrc-answerability cmrc-agreement cmrc-follow-ups; do node bin/ragtime.js eval .data/golden/$$set $(ARGS) || exit 1; done && node bin/ragtime.js eval samples/golden/products $(ARGS) && node bin/ragtime.js eval samples/golden/follow-ups $(ARGS)'
+
+# The open sets of issue 26: sources fetched outside the repository (RAGTIME_EVAL_SOURCES, default ../eval-sources),
+# sets built into .data/golden/; only the held-out splits by default (thresholds are tuned on calibration splits).
+OPEN_SETS ?= debian-faq django-notes
+SPLITS ?= heldout
+eval-open: up
+	@bash -c 'source scripts/env.sh && bash bench/fetch-eval-sources.sh && npx tsx bench/build-open-sets.ts && MILVUS_COLLECTION=$${MILVUS_COLLECTION:-ragtime_demo_kb} bash scripts/services.sh restart worker && for set in $(OPEN_SETS); do for split in $(SPLITS); do dir=.data/golden/$$set; [ $$split = heldout ] && dir=$$dir-heldout; node bin/ragtime.js eval $$dir --kb eval_$$(echo $$set | tr - _) $(ARGS) || exit 1; done; done'
 
 eval-retrieval: up
 	@bash -c 'source scripts/env.sh && npx tsx bench/eval-cmrc.ts $(ARGS)'

@@ -26,7 +26,8 @@ const HELP = `usage: npx tsx bench/calibrate-offline-grader.ts --report FILE [--
   --report FILE   a ragtime eval report.json whose runs are still in Temporal (repeatable)
   --sweep         grade under a grid of sufficient/partial/relevant thresholds, best first
   --misses        list the questions the thresholds route wrong, with their signals
-  --sufficient N  the sufficient coverage to list the misses of (default the grader's)
+  --top-k N       grade only the first N documents of each run's evidence (a smaller RETRIEVAL_TOP_K, approximately)
+  --sufficient N  also score the first grades under this sufficient coverage (and list its misses with --misses)
 env: the ragtime configuration (TEMPORAL_ADDRESS, the codec key when payloads are encrypted)`;
 
 type Case = { set: string; id: string; question: string; answerable: boolean; expected_route: Route | null; gold_doc_ids: string[]; docs: Chunk[] };
@@ -37,8 +38,11 @@ type FirstRoute = Route | 'rewrite';
 async function loadCases(reportFile: string, rag: () => Promise<RagClient>): Promise<Case[]> {
   const report = JSON.parse(readFileSync(reportFile, 'utf8')) as EvalReport;
   const cacheDir = path.join(REPO_ROOT, '.data', 'calibration');
-  // Keyed by knowledge base: one set name can be built twice (another seed) into two knowledge bases.
-  const cache = path.join(cacheDir, `${report.kb}.jsonl`);
+  // Keyed by knowledge base and set: one set name can be built twice (another seed) into two knowledge bases, and
+  // the open sets' calibration and held-out splits share one knowledge base.
+  // A set in its default knowledge base keeps the old name (`ragtime eval`'s default: eval_<set>).
+  const ownKb = report.kb === `eval_${report.set.replace(/[^A-Za-z0-9_]/g, '_')}`;
+  const cache = path.join(cacheDir, `${report.kb}${ownKb ? '' : `--${report.set}`}.jsonl`);
   if (existsSync(cache)) return readFileSync(cache, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Case);
   const client = await rag();
   const cases: Case[] = [];
@@ -88,7 +92,7 @@ function line(label: string, { tally }: ReturnType<typeof score>): string {
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { report: { type: 'string', multiple: true }, sweep: { type: 'boolean', default: false }, misses: { type: 'boolean', default: false }, sufficient: { type: 'string' }, help: { type: 'boolean', default: false } }, strict: true });
+  const { values } = parseArgs({ options: { report: { type: 'string', multiple: true }, sweep: { type: 'boolean', default: false }, misses: { type: 'boolean', default: false }, sufficient: { type: 'string' }, 'top-k': { type: 'string' }, help: { type: 'boolean', default: false } }, strict: true });
   if (values.help || !values.report?.length) {
     console.log(HELP);
     return;
@@ -101,12 +105,22 @@ async function main(): Promise<void> {
   const bySet = new Map<string, Prepared[]>();
   for (const report of values.report) {
     const cases = await loadCases(report, rag);
-    bySet.set(cases[0]?.set ?? report, cases.map((c) => ({ ...c, input: gradeInput(c.question, c.docs) })));
+    // Labelled by set name: the open sets' calibration and held-out splits share one knowledge base.
+    const label = (JSON.parse(readFileSync(report, 'utf8')) as EvalReport).set;
+    // --top-k N: grade only the first N documents of each evidence (what a smaller RETRIEVAL_TOP_K would have kept).
+    const keep = values['top-k'] ? Number(values['top-k']) : undefined;
+    bySet.set(label, cases.map((c) => ({ ...c, input: gradeInput(c.question, c.docs.slice(0, keep)) })));
   }
   await (client as RagClient | null)?.close?.();
   const all = [...bySet.values()].flat();
   console.log(`first-grade routes under the current thresholds ${JSON.stringify(GRADE_THRESHOLDS)}`);
   for (const [set, cases] of bySet) console.log(line(`  ${set} (${cases.length})`, score(cases, GRADE_THRESHOLDS)));
+  if (values.sufficient) {
+    // Thresholds chosen elsewhere (another set's calibration split), reported here: issue 26 §3.
+    const chosen = { ...GRADE_THRESHOLDS, sufficient: Number(values.sufficient) };
+    console.log(`first-grade routes under sufficient ${chosen.sufficient}`);
+    for (const [set, cases] of bySet) console.log(line(`  ${set} (${cases.length})`, score(cases, chosen)));
+  }
 
   if (values.misses) {
     for (const [set, cases] of bySet) {
