@@ -56,6 +56,12 @@ export type GradeInput = {
 
 type Scored = EvidenceSignal & { share: number; complete: boolean };
 
+/**
+ * A weighted share against a threshold, with the floating-point error of summing weights forgiven: 3 of 5 equal
+ * weights must be the 0.6 it is, not 0.5999… (measured on the Django release-notes set, issue 26 §2–§3).
+ */
+const atLeast = (share: number, limit: number): boolean => share + 1e-9 >= limit;
+
 const round2 = (value: number): number => Math.round(value * 100) / 100;
 
 /**
@@ -86,7 +92,7 @@ export function offlineGrade(input: GradeInput, limits: GradeThresholds = GRADE_
   const base = { missing_slots: [] as string[], hitl_options: [] as string[] };
   const overall = termCoverage(terms, evidence.map((chunk) => chunk.text).join('\n'));
 
-  if (evidence.length === 0 || overall.share < limits.relevant) {
+  if (evidence.length === 0 || !atLeast(overall.share, limits.relevant)) {
     return {
       ...base, ...prompt('no_knowledge'), relevance: 'none', answerability: 'none', ambiguity: 'none', route: 'no_knowledge', confidence: round2(1 - overall.share),
       reason: `offline: the evidence holds ${round2(overall.share)} of the question (< ${limits.relevant})`,
@@ -117,7 +123,7 @@ export function offlineGrade(input: GradeInput, limits: GradeThresholds = GRADE_
     };
   }
 
-  if (best.complete && best.share >= limits.sufficient) {
+  if (best.complete && atLeast(best.share, limits.sufficient)) {
     const competing = competingDocuments(scored, best, terms, limits);
     if (competing.length >= 2) {
       return {
@@ -131,7 +137,7 @@ export function offlineGrade(input: GradeInput, limits: GradeThresholds = GRADE_
       reason: `offline: one chunk holds ${round2(best.share)} of the question and everything it names`,
     };
   }
-  const partial = best.share >= limits.partial;
+  const partial = atLeast(best.share, limits.partial);
   return {
     ...base, ...prompt('rewrite'), relevance: 'weak', answerability: partial ? 'partial' : 'none', ambiguity: 'none', route: 'rewrite', confidence: round2(best.share),
     reason: best.complete

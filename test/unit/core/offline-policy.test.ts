@@ -216,3 +216,17 @@ describe('offline policy v2: rewriter', () => {
     expect(questionSubject(W.title, questionTerms(question(W.title), W.title, flat))).toBe('《伯尔尼条约》签署');
   });
 });
+
+describe('offline policy v2: shares at a threshold (issue 26 §2–§3)', () => {
+  test('3 of 5 equal weights is the sufficient 0.6, not the 0.5999… their float sum gives: the evidence answers', () => {
+    const words = w('补丁/n 修复/n 漏洞/n 公告/n 发布/n 是/v 什么/r ？/x');
+    const weights = idf({ 补丁: 11.7, 修复: 11.7, 漏洞: 11.7, 公告: 11.7, 发布: 11.7 });
+    const terms = questionTerms(question(words), words, weights);
+    expect(terms.map((t) => [t.term, t.weight])).toEqual(['补丁', '修复', '漏洞', '公告', '发布'].map((term) => [term, 11.7]));
+    // The share the grader compared with the threshold before: three weights over five, summed in floating point.
+    expect((11.7 + 11.7 + 11.7) / (11.7 + 11.7 + 11.7 + 11.7 + 11.7)).toBeLessThan(0.6);
+    const grade = EvidenceGrade.parse(offlineGrade(input(words, [signal('notes.md', '本次发布修复了漏洞。')], weights)));
+    expect(grade.route).toBe('answer');
+    expect(grade.reason).toContain('0.6');
+  });
+});
