@@ -18,6 +18,9 @@ import { goldenSetTerms } from './knowledge/golden-terms';
  *   answer is not. One question of each sampled article.
  * - cmrc-agreement: a paragraph and a second source that says the same (its sentences in another order, under
  *   another name), plus unrelated paragraphs; the question must be answered, not sent to scope_select.
+ * - cmrc-follow-ups (issue 25 §3): dialogues. Of an article whose title T is named in two or more of its questions,
+ *   one question is asked first (and, every other dialogue, a second one), then another with T replaced by "它" — a
+ *   follow-up that only the earlier turns resolve. Documents: the dialogues' paragraphs and their nearest others.
  *
  * Data: CMRC 2018 (Cui et al., EMNLP 2019), CC BY-SA 4.0.
  *
@@ -30,6 +33,7 @@ const HELP = `usage: npx tsx bench/build-golden-sets.ts [options]
   --answerable N            answerable (and as many unanswerable) questions of cmrc-answerability (default 60)
   --neighbours N            nearest other paragraphs per sampled article (default 4; unanswerable ones get N+1)
   --agreement N             questions of cmrc-agreement (default 40)
+  --follow-ups N            dialogues of cmrc-follow-ups (default 30; half two turns, half three)
   --retrieval-questions N   questions of cmrc-retrieval (default 500)
   --seed N                  sampling seed (default 2018)`;
 
@@ -106,6 +110,7 @@ function main(): void {
       answerable: { type: 'string', default: '60' },
       neighbours: { type: 'string', default: '4' },
       agreement: { type: 'string', default: '40' },
+      'follow-ups': { type: 'string', default: '30' },
       'retrieval-questions': { type: 'string', default: '500' },
       seed: { type: 'string', default: '2018' },
       help: { type: 'boolean', default: false },
@@ -170,6 +175,47 @@ function main(): void {
       return { ...question, gold_doc_ids: [idOf(articles[i]!), `${articles[i]!.id}-second-source.txt`] };
     }),
   );
+
+  // cmrc-follow-ups: dialogues whose last question names the article's subject only as 它.
+  const dialogues = shuffle(articles.map((_, i) => i), random)
+    .map((i) => followUpDialogue(articles[i]!, i))
+    .filter((dialogue): dialogue is FollowUp => dialogue !== null)
+    .slice(0, Number(values['follow-ups']));
+  const dialogueDocs = new Set<number>();
+  for (const { index: i } of dialogues) {
+    dialogueDocs.add(i);
+    for (const j of index.nearest(i, neighbours, new Set())) dialogueDocs.add(j);
+  }
+  writeSet(
+    path.join(values.out, 'cmrc-follow-ups'),
+    [...dialogueDocs].sort((a, b) => a - b).map((i) => ({ id: idOf(articles[i]!), text: articles[i]!.context })),
+    dialogues.map(({ question }, n) => (n % 2 === 0 ? { ...question, turns: question.turns?.slice(0, 1) } : question)),
+  );
+}
+
+type FollowUp = { index: number; question: GoldenQuestion };
+
+/**
+ * A dialogue of an article, or null: two questions that name its title T set the scene, a third (also naming T) is
+ * asked with T replaced by "它". Titles of one character are skipped (too many false hits).
+ */
+function followUpDialogue(article: CmrcArticle, index: number): FollowUp | null {
+  const title = article.title.trim();
+  if ([...title].length < 2) return null;
+  const naming = article.questions.filter((q) => q.question.includes(title));
+  if (naming.length < 3) return null;
+  const [first, second, last] = naming as [CmrcArticle['questions'][number], CmrcArticle['questions'][number], CmrcArticle['questions'][number]];
+  return {
+    index,
+    question: {
+      id: `${last.id}-follow-up`,
+      turns: [first.question, second.question],
+      question: last.question.replace(`《${title}》`, '它').replace(title, '它'),
+      answerable: true,
+      gold_doc_ids: [idOf(article)],
+      gold_answers: last.answers,
+    },
+  };
 }
 
 main();

@@ -55,6 +55,9 @@ export function registerEval(program: Command, context: CliContext, setExit: (co
               `  routes   accuracy ${pct(s.routes.accuracy)}; answerable → answer ${pct(s.routes.answerable_answered)}; unanswerable → not answered ${pct(s.routes.unanswerable_not_answered)}; scope_select ${pct(s.routes.scope_select)}`,
               `  recall   final hit@1 ${pct(s.retrieval.final.hit1)}, hit@5 ${pct(s.retrieval.final.hit5)} (dense ${pct(s.retrieval.dense.hit5)}, BM25 ${pct(s.retrieval.bm25.hit5)}, fused ${pct(s.retrieval.fused.hit5)} at 5)`,
               `  answers  ${s.answers.answered} answered; gold span ${pct(s.answers.contains_gold)}; verified ${pct(s.answers.verified)}; ${s.model_calls.mean.toFixed(2)} model calls a question; p50 ${s.latency_ms.p50} ms, p95 ${s.latency_ms.p95} ms`,
+              ...(s.follow_ups
+                ? [`  follow-ups ${s.follow_ups.n}: ${pct(s.follow_ups.rewritten)} rewritten from the session; final hit@5 ${pct(s.follow_ups.hit5_with)} with the turns, ${pct(s.follow_ups.hit5_without)} asked alone`]
+                : []),
               `  lost at  ${Object.entries(s.attribution).filter(([, n]) => n > 0).map(([layer, n]) => `${layer} ${n}`).join(', ') || 'nothing'}`,
               `  report   ${run.files.html} (also report.md, report.json)`,
             ].join('\n'),

@@ -79,22 +79,48 @@ async function ingest(rag: RagClient, options: EvalOptions, documents: GoldenSet
   return handle.result();
 }
 
+/** A run of the evaluation that nobody will answer: recorded as it stands, and terminated if it waits for a person. */
+async function askUnattended(rag: RagClient, question: string, sessionId: string, kb: string): Promise<RagOutcome> {
+  const outcome = await rag.ask(question, { sessionId, kb });
+  if (outcome.status === 'awaiting_input') {
+    await rag.temporal.workflow.getHandle(outcome.workflowId).terminate('ragtime eval: recorded; nobody answers evaluation runs').catch(() => undefined);
+  }
+  return outcome;
+}
+
+/**
+ * A dialogue's follow-up (issue 25 §3): its earlier turns are asked first in its session (they are not scored), and
+ * after it the same question alone in a session of its own, so its retrieval can be compared without the turns.
+ */
+async function askTurns(rag: RagClient, question: GoldenQuestion, options: EvalOptions, session: string): Promise<void> {
+  for (const turn of question.turns ?? []) await askUnattended(rag, turn, session, options.kb);
+}
+
+async function withoutTurns(rag: RagClient, question: GoldenQuestion, options: EvalOptions, session: string) {
+  const alone = await askUnattended(rag, question.question, `${session}-alone`, options.kb);
+  return (await rag.getRunRecord(alone.workflowId)).retrievals;
+}
+
 /** Asks one question; a run that waits for a person is recorded as it stands and terminated (nobody will answer). */
 async function askOne(rag: RagClient, question: GoldenQuestion, options: EvalOptions, session: string): Promise<QuestionResult> {
-  const started = Date.now();
   let outcome: RagOutcome;
+  const started = { at: Date.now() };
   try {
+    await askTurns(rag, question, options, session);
+    started.at = Date.now();
     outcome = await rag.ask(question.question, { sessionId: session, kb: options.kb });
   } catch (error) {
     const failure = error instanceof RagError ? { type: error.code, message: error.message } : { type: 'INTERNAL', message: String(error) };
-    return evaluateQuestion(question, { workflowId: '', status: 'failed', route: null, retrievalStatus: null, answer: null, retrievals: [], modelCalls: 0, latencyMs: Date.now() - started, error: failure });
+    return evaluateQuestion(question, { workflowId: '', status: 'failed', route: null, retrievalStatus: null, answer: null, retrievals: [], modelCalls: 0, latencyMs: Date.now() - started.at, error: failure });
   }
-  const latencyMs = Date.now() - started;
+  const latencyMs = Date.now() - started.at;
   if (outcome.status === 'awaiting_input') {
     await rag.temporal.workflow.getHandle(outcome.workflowId).terminate('ragtime eval: recorded; nobody answers evaluation runs').catch(() => undefined);
   }
   const record = await rag.getRunRecord(outcome.workflowId);
+  const followUp = question.turns ? { conversation: outcome.conversation ?? null, retrievalsWithout: await withoutTurns(rag, question, options, session) } : undefined;
   return evaluateQuestion(question, {
+    ...(followUp ? { followUp } : {}),
     workflowId: outcome.workflowId,
     status: outcome.status,
     route: outcome.route,

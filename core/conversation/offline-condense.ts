@@ -29,9 +29,14 @@ export function offlineCondense(question: string, turns: readonly SessionTurn[])
   if (turns.length === 0) return asIs('no earlier turns');
   const reference = historyReference(question);
   if (reference === null) return asIs('the question stands alone');
-  const source = [...turns].reverse().find((turn) => subjectOf(turn.standaloneQuestion) !== null);
-  const subject = source ? subjectOf(source.standaloneQuestion) : null;
-  if (!source || subject === null) return asIs('it refers back, but no earlier turn names a subject');
+  const latestFirst = [...turns].reverse();
+  const source = latestFirst.find((turn) => subjectOf(turn.standaloneQuestion) !== null);
+  const found = source ? subjectOf(source.standaloneQuestion) : null;
+  if (!source || found === null) return asIs('it refers back, but no earlier turn names a subject');
+  // A subject said in full earlier is kept in full: "Aurora X2" (from "Aurora X2 路由器支持…吗？") is the "Aurora X2
+  // 路由器" of an earlier turn.
+  const fuller = latestFirst.map((turn) => subjectOf(turn.standaloneQuestion)).find((earlier) => earlier !== null && earlier !== found && earlier.includes(found));
+  const subject = fuller ?? found;
   const zh = textLanguage(question) === 'zh';
   const by = (standalone: string, why: string): Condensed => ({ standalone, condensedBy: 'offline_rules', why: `${why} (turn ${source.turn})` });
   switch (reference.kind) {

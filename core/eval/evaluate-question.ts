@@ -1,6 +1,7 @@
 import { CITATION_MARKER } from '../answer/sentences';
 import { normalizeForMatch } from '../answer/verify-answer';
 import type { RagAnswer, VerificationStatus } from '../schemas/answer';
+import type { ConversationRecord } from '../schemas/conversation';
 import type { Route } from '../schemas/graph-values';
 import type { Chunk } from '../schemas/retrieved-chunk';
 import type { RetrievalResult } from '../trace/writers';
@@ -26,6 +27,17 @@ export type RunFacts = {
   modelCalls: number;
   latencyMs: number;
   error: { type: string; message: string } | null;
+  /** A follow-up's (issue 25 §3): how the run read it, and the same question's own retrieval asked without the turns. */
+  followUp?: { conversation: ConversationRecord | null; retrievalsWithout: Array<{ purpose: string; result: RetrievalResult }> };
+};
+
+/** A follow-up question's result: what it was read as, and its gold rank with and without the session's turns. */
+export type FollowUpResult = {
+  turns: number;
+  standalone_question: string | null;
+  condensed_by: string | null;
+  /** 1-based rank of the first gold document in the final evidence of the question asked alone; null: not there. */
+  final_rank_without: number | null;
 };
 
 export type Ranks = { dense: number | null; bm25: number | null; fused: number | null; final: number | null };
@@ -55,6 +67,8 @@ export type QuestionResult = {
   error: string | null;
   /** For a question the run got wrong: the first layer that lost it. */
   attribution: Attribution | null;
+  /** Only for questions with `turns` (a dialogue's follow-up). */
+  follow_up?: FollowUpResult;
 };
 
 const docOf = (chunk: { chunk_id?: string; doc_id?: string; filename?: string }): string =>
@@ -115,5 +129,14 @@ export function evaluateQuestion(question: GoldenQuestion, run: RunFacts): Quest
     attribution: null,
   };
   result.attribution = attributeMiss(question, result, last);
+  if (question.turns && run.followUp) {
+    const alone = run.followUp.retrievalsWithout[0]?.result;
+    result.follow_up = {
+      turns: question.turns.length,
+      standalone_question: run.followUp.conversation?.standaloneQuestion ?? null,
+      condensed_by: run.followUp.conversation?.condensedBy ?? null,
+      final_rank_without: goldRank(alone?.docs as Chunk[] | undefined, gold),
+    };
+  }
   return result;
 }

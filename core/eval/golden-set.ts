@@ -16,6 +16,12 @@ export const GoldenQuestion = z.strictObject({
   gold_answers: z.array(z.string().min(1)).default([]),
   /** The route the question must take, when it is about routing itself (clarify, scope_select…). */
   expected_route: Route.optional(),
+  /**
+   * A dialogue (issue 25 §3): the questions asked before this one in the same session, oldest first. The question is
+   * then a follow-up ("它支持 WPA3 吗？"); `ragtime eval` asks the turns first, and also asks the question alone in a
+   * session of its own, to report retrieval with the session's condensation against without it.
+   */
+  turns: z.array(z.string().trim().min(1).max(2000)).min(1).max(5).optional(),
 });
 export type GoldenQuestion = z.infer<typeof GoldenQuestion>;
 

@@ -20,6 +20,16 @@ const mdTable = (rows: string[][]): string =>
 
 const escapeMd = (text: string): string => text.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 
+/** The follow-ups' table (issue 25 §3): hit@5 with the session's condensation and with the question alone; none without dialogues. */
+function followUpLines(report: EvalReport): string[][][] {
+  const f = report.summary.follow_ups;
+  if (!f) return [];
+  return [[
+    ['follow-ups', 'rewritten from the session', 'hit@5 with the turns (condensed)', 'hit@5 asked alone'],
+    [String(f.n), pct(f.rewritten), pct(f.hit5_with), pct(f.hit5_without)],
+  ]];
+}
+
 export function renderMarkdown(report: EvalReport, comparison?: Comparison): string {
   const s = report.summary;
   const misses = report.questions.filter((r) => !isRight(r));
@@ -47,6 +57,7 @@ export function renderMarkdown(report: EvalReport, comparison?: Comparison): str
       ...(['dense', 'bm25', 'fused', 'final'] as const).map((list) => [list, pct(s.retrieval[list].hit1), pct(s.retrieval[list].hit5), pct(s.retrieval[list].mrr10)]),
     ]),
     '',
+    ...followUpLines(report).flatMap((rows) => ['## Follow-up questions (dialogues: questions with turns)', '', mdTable(rows), '']),
     '## Answers and cost',
     '',
     mdTable([
@@ -143,6 +154,7 @@ ${table([['layer', 'questions'], ...Object.entries(s.attribution).filter(([, n])
 ${table(confusionRows(report))}
 <h2>Retrieval</h2>
 ${table([['list', 'hit@1', 'hit@5', 'MRR@10'], ...(['dense', 'bm25', 'fused', 'final'] as const).map((list) => [list, pct(s.retrieval[list].hit1), pct(s.retrieval[list].hit5), pct(s.retrieval[list].mrr10)])])}
+${followUpLines(report).map((rows) => `<h2>Follow-up questions</h2>${table(rows)}`).join('')}
 <h2>Answers and cost</h2>
 ${table([['measure', 'value'], ['answered', String(s.answers.answered)], ['answer holds a gold span', pct(s.answers.contains_gold)], ['citations verified', pct(s.answers.verified)], ['model calls per question', s.model_calls.mean.toFixed(2)], ['latency p50 / p95', `${s.latency_ms.p50} / ${s.latency_ms.p95} ms`]])}
 ${comparison ? `<h2>Compared with the previous report</h2><p>${comparison.regressions.length} regression(s), ${comparison.improvements.length} improvement(s)</p>${table([['question', 'before', 'after', 'change'], ...comparison.regressions.map((r) => [r.id, r.before ?? '-', r.after ?? '-', 'regression']), ...comparison.improvements.map((r) => [r.id, r.before ?? '-', r.after ?? '-', 'improvement'])])}` : ''}

@@ -42,6 +42,12 @@ export type EvalSummary = {
   attribution: Record<AttributionLayer, number>;
   /** Answerable questions (with gold documents) still holding a gold document, stage by stage. */
   funnel: Array<{ stage: string; count: number }>;
+  /**
+   * A dialogue set's follow-ups (questions with `turns`, issue 25 §3): how many were rewritten from the session, and
+   * hit@5 of the gold document in the final evidence with the session's condensation and with the question alone.
+   * Absent when the set has none.
+   */
+  follow_ups?: { n: number; rewritten: number; hit5_with: number; hit5_without: number };
 };
 
 export type EvalReport = {
@@ -119,6 +125,22 @@ export function summarize(results: readonly QuestionResult[]): EvalSummary {
       { stage: 'routed to answer', count: count((r) => r.route === 'answer') },
       { stage: 'answer holds a gold span', count: count((r) => r.route === 'answer' && r.answer_contains_gold !== false) },
     ],
+    ...followUpsOf(results),
+  };
+}
+
+/** The follow-ups' summary (issue 25 §3), or nothing when the set has no dialogue. */
+function followUpsOf(results: readonly QuestionResult[]): { follow_ups?: NonNullable<EvalSummary['follow_ups']> } {
+  const followUps = results.filter((r) => r.follow_up !== undefined && r.gold_doc_ids.length > 0 && r.error === null);
+  if (followUps.length === 0) return {};
+  const within5 = (rank: number | null) => rank !== null && rank <= 5;
+  return {
+    follow_ups: {
+      n: followUps.length,
+      rewritten: share(followUps.filter((r) => r.follow_up?.standalone_question !== null && r.follow_up?.standalone_question !== r.question).length, followUps.length),
+      hit5_with: share(followUps.filter((r) => within5(r.ranks.final)).length, followUps.length),
+      hit5_without: share(followUps.filter((r) => within5(r.follow_up?.final_rank_without ?? null)).length, followUps.length),
+    },
   };
 }
 

@@ -69,7 +69,7 @@ test('a three-turn conversation: each follow-up is read as a standalone question
   const out = run.stdout;
   expect(out).toContain(`session ${SESSION} has no turns yet`);
   expect(out).toContain('turn 2 read as "Aurora X2 路由器支持 WPA3 吗？" (offline_rules: resolved "它" to "Aurora X2 路由器" (turn 1))');
-  expect(out).toContain('turn 3 read as "Aurora X2的价格呢？" (offline_rules: asked "价格" of "Aurora X2" (turn 2))');
+  expect(out).toContain('turn 3 read as "Aurora X2 路由器的价格呢？" (offline_rules: asked "价格" of "Aurora X2 路由器" (turn 2))');
   // Each answer comes before its run line, and its follow-up's reading after it.
   expect(out.indexOf('2 年保修')).toBeLessThan(out.indexOf('route answer · run rag-'));
   expect(out.indexOf('WPA3 加密')).toBeLessThan(out.indexOf('turn 2 read as'));
@@ -81,7 +81,7 @@ test('a three-turn conversation: each follow-up is read as a standalone question
   expect(recorded.map((t) => [t.turn, t.question, t.standaloneQuestion, t.route])).toEqual([
     [1, 'Aurora X2 路由器的保修期是多久？', 'Aurora X2 路由器的保修期是多久？', 'answer'],
     [2, '它支持 WPA3 吗？', 'Aurora X2 路由器支持 WPA3 吗？', 'answer'],
-    [3, '价格呢？', 'Aurora X2的价格呢？', 'answer'],
+    [3, '价格呢？', 'Aurora X2 路由器的价格呢？', 'answer'],
   ]);
   for (const t of recorded) expect(out).toContain(`run ${t.workflowId}`);
 });

@@ -26,7 +26,7 @@ const Q1 = 'Aurora X2 路由器的保修期是多久？';
 const Q2 = '它支持 WPA3 吗？';
 const Q2_STANDALONE = 'Aurora X2 路由器支持 WPA3 吗？';
 const Q3 = '价格呢？';
-const Q3_STANDALONE = 'Aurora X2的价格呢？';
+const Q3_STANDALONE = 'Aurora X2 路由器的价格呢？';
 const leaf = (text: string, n: number): Chunk => chunk(text, { chunk_id: `aurora.md::p1::l3::${n}`, filename: 'aurora.md', page_number: 1 });
 const warranty = leaf('Aurora X2 路由器的保修期为两年。', 1);
 const wpa3 = leaf('Aurora X2 路由器支持 WPA3 加密。', 2);

@@ -59,6 +59,11 @@ describe('offlineCondense: the documented rules (docs/offline-policy.md)', () =>
     expect(offlineCondense(question, history)).toEqual({ standalone, condensedBy: 'offline_rules', why });
   });
 
+  test('a subject said in full in an earlier turn is kept in full ("Aurora X2" of turn 2 is turn 1\'s "Aurora X2 路由器")', () => {
+    const turns = [turn(1, 'Aurora X2 路由器的保修期是多久？'), turn(2, 'Aurora X2 路由器支持 WPA3 吗？')];
+    expect(offlineCondense('价格呢？', turns)).toEqual({ standalone: 'Aurora X2 路由器的价格呢？', condensedBy: 'offline_rules', why: 'asked "价格" of "Aurora X2 路由器" (turn 2)' });
+  });
+
   test('English: a pronoun, a new subject, a new attribute', () => {
     const english = [turn(1, 'What is new in Orbit CLI 2.1?')];
     expect(offlineCondense('Is it free?', english).standalone).toBe('Is Orbit CLI 2.1 free?');

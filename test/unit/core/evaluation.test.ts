@@ -194,3 +194,29 @@ describe('the report', () => {
     expect(html).not.toMatch(/<script|<link|src=/);
   });
 });
+
+describe('dialogues: follow-up questions (issue 25 §3)', () => {
+  const conversation = (standalone: string) => ({
+    question: '它的保修期多久？', turnsBefore: 1, turnsUsed: [1], turnsDropped: 0, dropReason: null, standaloneQuestion: standalone, condensedBy: 'offline_rules' as const, why: 'resolved',
+  });
+  const followUp = (id: string, standalone: string, alone: string[]) =>
+    evaluateQuestion(question({ id, question: '它的保修期多久？', turns: ['Aurora X2 路由器的价格是多少？'] }), {
+      ...run({}),
+      followUp: { conversation: conversation(standalone), retrievalsWithout: [{ purpose: 'initial', result: retrieval({ final: alone }) }] },
+    });
+
+  test('a follow-up records what it was read as and its gold rank asked alone; the summary compares hit@5', () => {
+    const results = [followUp('found-alone', 'Aurora X2 路由器的保修期多久？', ['x.md', GOLD]), followUp('lost-alone', 'Aurora X2 路由器的保修期多久？', ['x.md']), evaluateQuestion(question(), run({}))];
+    expect(results[0]?.follow_up).toEqual({ turns: 1, standalone_question: 'Aurora X2 路由器的保修期多久？', condensed_by: 'offline_rules', final_rank_without: 2 });
+    expect(results[2]?.follow_up).toBeUndefined();
+    const report = buildReport({ set: 'dialogues', kb: 'eval_dialogues', provider: 'offline-policy v2', createdAt: '2026-12-02T00:00:00Z', results });
+    expect(report.summary.follow_ups).toEqual({ n: 2, rewritten: 1, hit5_with: 1, hit5_without: 0.5 });
+    expect(renderMarkdown(report)).toContain('## Follow-up questions (dialogues: questions with turns)');
+  });
+
+  test('a set without dialogues has no follow-up summary; turns are checked like the rest', () => {
+    expect(buildReport({ set: 's', kb: 'k', provider: 'p', createdAt: 'now', results: [evaluateQuestion(question(), run({}))] }).summary.follow_ups).toBeUndefined();
+    expect(parseGoldenQuestions('{"id":"a","question":"它呢？","answerable":true,"gold_doc_ids":["g"],"turns":[]}').problems[0]).toMatch(/turns/);
+    expect(parseGoldenQuestions('{"id":"a","question":"它呢？","answerable":true,"gold_doc_ids":["g"],"turns":["X 是什么？"]}').questions[0]?.turns).toEqual(['X 是什么？']);
+  });
+});
