@@ -6,7 +6,7 @@
  *
  * Expected readings: the offline condensation rules (core/conversation/offline-condense.ts, docs/design/conversations.md):
  * "它" is replaced by the subject of the latest turn that names one, "价格呢？" is asked of that turn's subject
- * ("Aurora X2"). Expected routes: docs/offline-policy.md ("这款产品的价格是多少？" names no product → clarify).
+ * (said in full, "Aurora X2 路由器", as an earlier turn named it). Expected routes: docs/offline-policy.md ("这款产品的价格是多少？" names no product → clarify).
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -111,3 +111,21 @@ test('a bad --session is refused before anything connects (exit 2, as ask refuse
   expect(run.code).toBe(2);
   expect(run.stderr.trim()).toBe('ragtime: INVALID_INPUT: invalid --session: ✖ sessionId may hold letters, digits and _ . : @ - only → at sessionId');
 });
+
+test('ragtime eval on dialogues (issue 25 §3): the follow-ups are read with their turns, and scored with and without them', async () => {
+  const kb = `e2e_chat_dialogues_${RUN}`;
+  const out = path.join(dataDir, 'eval-follow-ups');
+  try {
+    const run = await runRagtime(['eval', 'samples/golden/follow-ups', '--kb', kb, '--out', out, '--limit', '4', '--json'], env, 170_000);
+    expect({ code: run.code, stderr: tail(run.stderr) }).toEqual({ code: 0, stderr: expect.any(String) });
+    const { summary } = JSON.parse(run.stdout) as { summary: { n: number; follow_ups?: { n: number; rewritten: number; hit5_with: number; hit5_without: number } } };
+    expect(summary.n).toBe(4);
+    // The four are follow-ups that refer back ("它…", "那 Nimbus C1 摄像头呢？"): each is rewritten, and found.
+    expect(summary.follow_ups).toMatchObject({ n: 4, rewritten: 1, hit5_with: 1 });
+    expect(summary.follow_ups?.hit5_without).toBeGreaterThanOrEqual(0);
+  } finally {
+    const milvus = newMilvusClient();
+    await milvus.dropCollection({ collection_name: kb }).catch(() => undefined);
+    await milvus.closeConnection();
+  }
+}, 180_000);
