@@ -1,18 +1,21 @@
 import type { z } from 'zod';
 import type { RagOutcome } from '../../core/schemas/run-io';
+import type { AnswerStreamMessage, StreamSource } from '../../core/schemas/answer-stream';
 import type { RunDetail } from '../../core/schemas/run-detail';
-import type { ApiError, KbList, RagStep as RagStepSchema, RunStarted, SessionTrace } from '../../server/http/api-schemas';
+import type { ApiError, KbList, RagStep as RagStepSchema, RunStarted, SessionTrace, SessionTurns } from '../../server/http/api-schemas';
 
 /*
  * Every data call of the console: the HTTP API of docs/API.md with the signed-in bearer token. Types come from the
  * server's zod schemas (type imports only: nothing of the server is bundled).
  */
 
-export type { RagOutcome, RunDetail };
+export type { AnswerStreamMessage, RagOutcome, RunDetail, StreamSource };
 export type RagStep = z.infer<typeof RagStepSchema>;
 export type SessionTraceView = z.infer<typeof SessionTrace>;
 export type KbListView = z.infer<typeof KbList>;
 export type RunStartedView = z.infer<typeof RunStarted>;
+export type SessionTurnsView = z.infer<typeof SessionTurns>;
+export type SessionTurn = SessionTurnsView['turns'][number];
 
 /** An answer of the API that is not 2xx: its closed code and readable message, as the server sent them. */
 export class ApiCallError extends Error {
@@ -50,7 +53,9 @@ export function createApi(token: string, onUnauthorized: () => void = () => unde
     detail: (workflowId: string, signal?: AbortSignal) => call<RunDetail>('GET', `/api/runs/${id(workflowId)}/detail`, undefined, signal),
     compare: <T>(a: string, b: string, signal?: AbortSignal) => call<T>('GET', `/api/runs/compare?a=${id(a)}&b=${id(b)}`, undefined, signal),
     sessionTrace: (sessionId: string, signal?: AbortSignal) => call<SessionTraceView>('GET', `/api/diagnosis/${id(sessionId)}/trace`, undefined, signal),
-    ask: (question: string, kb?: string) => call<RunStartedView>('POST', '/api/runs', { question, wait: false, ...(kb ? { kb } : {}) }),
+    sessionTurns: (sessionId: string, signal?: AbortSignal) => call<SessionTurnsView>('GET', `/api/sessions/${id(sessionId)}/turns`, undefined, signal),
+    ask: (question: string, where: { kb?: string; sessionId?: string } = {}) =>
+      call<RunStartedView>('POST', '/api/runs', { question, wait: false, ...(where.kb ? { kb: where.kb } : {}), ...(where.sessionId ? { sessionId: where.sessionId } : {}) }),
     answer: (workflowId: string, answer: string) => call<RagOutcome>('POST', `/api/runs/${id(workflowId)}/answer`, { answer }),
   };
 }

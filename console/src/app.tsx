@@ -52,6 +52,6 @@ function pageView(page: Page, api: NonNullable<ReturnType<typeof createApi>>) {
     case 'compare':
       return <ComparePage key={`${page.a} ${page.b}`} api={api} a={page.a} b={page.b} />;
     case 'ask':
-      return <AskPage api={api} />;
+      return <AskPage key={page.sessionId ?? ''} api={api} sessionId={page.sessionId} />;
   }
 }

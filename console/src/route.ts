@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 
 /*
- * The console's pages live in the URL's fragment (#/runs, #/run/<workflowId>, …): the server serves one index.html at
+ * The console's pages live in the URL's fragment (#/runs, #/run/<workflowId>, #/ask?session=<id>, …): the server serves one index.html at
  * "/" and needs no fallback route for deep links, and a page can be bookmarked or shared (the token is not in it).
  */
 
@@ -11,7 +11,7 @@ export type Page =
   | { name: 'waiting' }
   | { name: 'session'; sessionId: string }
   | { name: 'compare'; a: string; b: string }
-  | { name: 'ask' };
+  | { name: 'ask'; sessionId: string | null };
 
 export function parsePage(hash: string): Page {
   const [path = '', search = ''] = hash.replace(/^#/, '').split('?');
@@ -29,7 +29,7 @@ export function parsePage(hash: string): Page {
     case 'compare':
       return { name: 'compare', a: query.get('a') ?? '', b: query.get('b') ?? '' };
     case 'ask':
-      return { name: 'ask' };
+      return { name: 'ask', sessionId: query.get('session') || null };
   }
   return { name: 'runs', query };
 }
@@ -40,7 +40,8 @@ export const hrefOf = {
   session: (sessionId: string) => `#/session/${encodeURIComponent(sessionId)}`,
   compare: (a: string, b: string) => `#/compare?${new URLSearchParams({ a, b }).toString()}`,
   waiting: () => '#/waiting',
-  ask: () => '#/ask',
+  /** A conversation: its session in the URL, so that a reload or a shared link continues it; none: a new one. */
+  ask: (sessionId?: string) => (sessionId ? `#/ask?${new URLSearchParams({ session: sessionId }).toString()}` : '#/ask'),
 };
 
 /** The page of the current URL, updated on every hash change. */

@@ -5,9 +5,12 @@ import { Worker } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import { createActivities } from '../../activities';
 import { offlineWriteAnswer } from '../../activities/adapters/offline-chat-models';
-import type { AuditStore, ChatModels, Retriever } from '../../activities/ports';
+import type { AnswerRequest, AuditStore, ChatModels, Retriever } from '../../activities/ports';
+import type { AnswerDraft } from '../../core/schemas/answer';
 import { createAuditStore } from '../../activities/adapters/sql-audit-store';
+import { createAnswerStreamStore, type SqlAnswerStreamStore } from '../../activities/adapters/sql-answer-stream';
 import { createSessionOwnerStore, type SqlSessionOwnerStore } from '../../activities/adapters/sql-session-owners';
+import { createSessionTurnStore, type SqlSessionTurnStore } from '../../activities/adapters/sql-session-turns';
 import { createHttpServer, type HttpServerOptions } from '../../server/http/create-http-server';
 import { createTenantDirectory, type TenantDirectory } from '../../server/http/tenant-directory';
 import { hashToken } from '../../server/http/token-auth';
@@ -18,8 +21,10 @@ import { chunk, grade, metaM0, plannerResult } from './scenario';
 /*
  * The HTTP API on the real dev server: a worker on a fresh task queue runs the real workflows and activities with
  * deterministic models and retrieval (payloads encrypted with the test keyring, as in every workflow test), and
- * createHttpServer serves a RagClient on that queue. The audit store and the session owners share one SQLite file
- * of a temp dir, as `ragtime serve` shares audit.sqlite (or one PostgreSQL database).
+ * createHttpServer serves a RagClient on that queue. The audit store, the session owners, the session turns and the
+ * answer stream's side channel share one SQLite file of a temp dir, as `ragtime serve` and the workers share
+ * audit.sqlite (or one PostgreSQL database): the worker's answer writer publishes there, the servers' progress streams
+ * read it (issue 25 §2).
  */
 
 /** Two tenants and their (test-only) tokens; the server is configured with the hashes only. */
@@ -44,6 +49,30 @@ export const clarifyQuestion = (tag: string) => `${CLARIFY}${tag}是什么属性
 export const SLOW = '慢';
 export const SLOW_MS = 2_500;
 
+/**
+ * Questions with this marker (issue 25 §2) are answered from STREAMED_PASSAGE, one sentence per STREAMED_DELTA_MS, so
+ * that a listener of the progress stream sees the answer grow while the run still runs (the offline writer writes its
+ * whole answer at once).
+ */
+export const STREAMED = '逐句';
+export const streamedQuestion = (name: string) => `${STREAMED}${name}是什么属性？`;
+export const STREAMED_DELTA_MS = 500;
+const STREAMED_SENTENCES = ['丹瑾是湮灭属性角色。', '丹瑾的命途是毁灭。', '丹瑾来自仙舟罗浮。'];
+const STREAMED_PASSAGE = STREAMED_SENTENCES.join('');
+/** The deltas of a STREAMED answer: each sentence of the passage, cited with itself as the quote. */
+export const STREAMED_PIECES = STREAMED_SENTENCES.map((sentence, i) => sentence.replace(/。$/, `[${i + 1}]。`));
+export const STREAMED_ANSWER = STREAMED_PIECES.join('');
+
+/** The STREAMED answer, written a sentence at a time with a pause before each; other questions get the offline writer's. */
+async function writeAnswer(request: AnswerRequest): Promise<AnswerDraft> {
+  if (!request.question.includes(STREAMED)) return offlineWriteAnswer(request);
+  for (const text of STREAMED_PIECES) {
+    await new Promise((resolve) => setTimeout(resolve, STREAMED_DELTA_MS));
+    request.onText?.({ kind: 'delta', text });
+  }
+  return { answer: STREAMED_ANSWER, citations: STREAMED_SENTENCES.map((quote, i) => ({ marker: i + 1, doc_index: 1, quote })) };
+}
+
 /** Deterministic models: grades follow markers in the question, so tests share one worker without scripting queues. */
 export const httpModels: ChatModels = {
   describe: 'http-test-models',
@@ -62,12 +91,12 @@ export const httpModels: ChatModels = {
     throw new Error('the HTTP tests never rewrite');
   },
   answerModel: 'http-test-answerer',
-  writeAnswer: offlineWriteAnswer,
+  writeAnswer,
 };
 
 export const httpRetriever: Retriever = {
-  async retrieve() {
-    return { docs: [chunk('丹瑾是湮灭属性角色。')], meta: metaM0(1) };
+  async retrieve(query) {
+    return { docs: [chunk(query.includes(STREAMED) ? STREAMED_PASSAGE : '丹瑾是湮灭属性角色。')], meta: metaM0(1) };
   },
 };
 
@@ -78,8 +107,12 @@ export type HttpHarness = {
   rag: RagClient;
   taskQueue: string;
   owners: SqlSessionOwnerStore;
+  /** The conversations' turns: the worker records them, the servers read them (issue 25 §1). */
+  turns: SqlSessionTurnStore;
+  /** The side channel of streaming answers (issue 25 §2): the worker's writer publishes, the servers read. */
+  answerStream: SqlAnswerStreamStore;
   tenants: TenantDirectory;
-  /** Builds a server on this harness' client, audit store, owners and tenants (closed by `close`). */
+  /** Builds a server on this harness' client, audit store, owners, turns, answer stream and tenants (closed by `close`). */
   server(options?: Partial<HttpServerOptions>): FastifyInstance;
   close(): Promise<void>;
 };
@@ -95,12 +128,14 @@ export async function openHttpHarness(adapters: { models?: ChatModels; retriever
   const sqliteFile = path.join(dir, 'audit.sqlite');
   const audit = createAuditStore({ sqliteFile, includeContent: false });
   const owners = createSessionOwnerStore({ sqliteFile });
+  const turns = createSessionTurnStore({ sqliteFile });
+  const answerStream = createAnswerStreamStore({ sqliteFile });
   const worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
     workflowBundle: env.workflowBundle,
     dataConverter: env.dataConverter,
-    activities: createActivities({ models: adapters.models ?? httpModels, retriever: adapters.retriever ?? httpRetriever, audit }),
+    activities: createActivities({ models: adapters.models ?? httpModels, retriever: adapters.retriever ?? httpRetriever, audit, turns, answerStream }),
   });
   const running = worker.run();
   const tenants = createTenantDirectory({
@@ -116,9 +151,11 @@ export async function openHttpHarness(adapters: { models?: ChatModels; retriever
     rag,
     taskQueue,
     owners,
+    turns,
+    answerStream,
     tenants,
     server(options) {
-      const app = createHttpServer({ rag, auditStore: audit, tenants, limits: { bodyLimitBytes: 64 * 1024, progressPollMs: 100, heartbeatMs: 300 }, ...options });
+      const app = createHttpServer({ rag, auditStore: audit, tenants, sessionTurns: turns, answerStream, limits: { bodyLimitBytes: 64 * 1024, progressPollMs: 100, heartbeatMs: 300 }, ...options });
       apps.push(app);
       return app;
     },
@@ -127,6 +164,8 @@ export async function openHttpHarness(adapters: { models?: ChatModels; retriever
       worker.shutdown();
       await running;
       await owners.close();
+      await turns.close();
+      await answerStream.close();
       await audit.close();
       await env.close();
       rmSync(dir, { recursive: true, force: true });

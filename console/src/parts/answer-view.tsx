@@ -16,15 +16,20 @@ function QuotedSpan({ citation, source }: { citation: Citation; source: string |
   );
 }
 
-const focusCitation = (marker: number) => {
-  const target = document.getElementById(`citation-${marker}`);
+const focusCitation = (id: string) => {
+  const target = document.getElementById(id);
   if (target instanceof HTMLDetailsElement) target.open = true;
   target?.scrollIntoView({ block: 'nearest' });
   target?.querySelector('summary')?.focus();
 };
 
-/** The answer with its inline markers as buttons to the citations, each citation with its quoted span. */
-export function AnswerView({ outcome }: { outcome: RagOutcome }) {
+/**
+ * The answer with its inline markers as buttons to the citations, each citation with its quoted span. `scope` keeps
+ * the citations' element ids apart when a page shows several answers (the conversation's turns); `citationsOpen`
+ * false shows each citation's source span only when asked (a marker's button opens it).
+ */
+export function AnswerView({ outcome, scope = '', citationsOpen = true }: { outcome: RagOutcome; scope?: string; citationsOpen?: boolean }) {
+  const citationId = (marker: number | string) => `${scope}citation-${marker}`;
   const answer = outcome.answer;
   if (answer === null) {
     return <p className="muted">No answer: {outcome.answer_null_reason ?? 'unknown'}{outcome.answer_error ? ` (${outcome.answer_error.message})` : ''}</p>;
@@ -35,14 +40,14 @@ export function AnswerView({ outcome }: { outcome: RagOutcome }) {
       <p className="answer-text" lang="zh-CN">
         {parts.map((part, i) => {
           const marker = /^\[(\d+)\]$/.exec(part)?.[1];
-          return marker ? <button key={i} type="button" className="marker" onClick={() => focusCitation(Number(marker))} aria-label={`citation ${marker}`}>{part}</button> : <span key={i}>{part}</span>;
+          return marker ? <button key={i} type="button" className="marker" onClick={() => focusCitation(citationId(marker))} aria-label={`citation ${marker}`}>{part}</button> : <span key={i}>{part}</span>;
         })}
       </p>
       <p className="muted">verification: <strong className={`verify-${answer.verification.status}`}>{answer.verification.status}</strong> · {answer.model} · {answer.duration_ms} ms{answer.repair_attempted ? ' · repaired once' : ''}</p>
       <ol className="citations">
         {answer.citations.map((citation) => (
           <li key={citation.marker}>
-            <details id={`citation-${citation.marker}`} open>
+            <details id={citationId(citation.marker)} open={citationsOpen}>
               <summary>[{citation.marker}] {citation.filename ?? 'document'}{citation.page_number !== null ? `, page ${citation.page_number}` : ''}</summary>
               <QuotedSpan citation={citation} source={outcome.docs[citation.doc_index - 1]?.text} />
             </details>

@@ -1,0 +1,25 @@
+import type { ShownAnswer } from '../shown-answer';
+import { StreamSources } from './stream-sources';
+
+/**
+ * The answer of the live turn as it is written: its sources, the text so far with a caret, and a note when what was
+ * shown was dropped and is being written again. A polite live region that is busy while the text grows, so a screen
+ * reader reads the answer once, when it is final, not token by token. Once the run settles the turn's AnswerView
+ * (with the citations' quoted spans) takes its place.
+ */
+export function StreamingAnswer({ shown }: { shown: ShownAnswer }) {
+  const writing = shown.final === null;
+  return (
+    <div className="streaming-answer" data-state={writing ? 'writing' : 'final'}>
+      <StreamSources sources={shown.sources} />
+      {shown.rewritten !== null && writing && <p className="muted rewritten">rewritten: {shown.rewritten}</p>}
+      <div aria-live="polite" aria-busy={writing}>
+        <p className={writing ? 'answer-text streaming' : 'answer-text'} lang="zh-CN">
+          {shown.text}
+          {writing && <span className="caret" aria-hidden="true" />}
+        </p>
+        {!writing && <p className="muted">verification: <strong className={`verify-${shown.final?.verification}`}>{shown.final?.verification}</strong></p>}
+      </div>
+    </div>
+  );
+}
