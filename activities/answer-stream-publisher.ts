@@ -3,7 +3,8 @@ import type { StreamEvent } from '../core/schemas/answer-stream';
 import type { AnswerStreamStore } from './adapters/sql-answer-stream';
 
 /*
- * The answer writer's side of streaming (issue 25 §2): text events batched every FLUSH_MS and appended in order, so
+ * The answer writer's side of streaming (issue 25 §2): the first text at once, then text events batched every FLUSH_MS
+ * and appended in order, so
  * a listener polling the store sees the answer grow without a write per token. Best effort by design: a failed write
  * is dropped (the run's result is the record and ends every stream), and nothing here can fail the answer.
  */
@@ -34,7 +35,14 @@ export function answerStreamPublisher(
     pending = [];
     writes = writes.then(() => store.append(where.workflowId, batch, now()).catch(() => undefined));
   };
+  let flushed = false;
   const schedule = () => {
+    // The first text goes out at once (what a listener waits for most); later ones in batches.
+    if (!flushed) {
+      flushed = true;
+      flush();
+      return;
+    }
     timer ??= setTimeout(flush, FLUSH_MS);
   };
   // A retried attempt first says that whatever an earlier attempt showed is void.

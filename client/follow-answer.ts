@@ -38,15 +38,24 @@ export async function followAnswer(
     if (reading) emit(view.take(await reader.eventsOf(workflowId, reading.generation, reading.after).catch(() => [])));
   };
   let settled = false;
+  let wake: () => void = () => undefined;
   const loop = (async () => {
     while (!settled) {
       await poll();
-      if (!settled) await new Promise((resolve) => setTimeout(resolve, intervalMs));
+      if (!settled) await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, intervalMs);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
     }
   })();
   try {
     const outcome = await pending;
     settled = true;
+    // The record is here: no waiting out the poll interval before the last read and `final`.
+    wake();
     await loop;
     // What the writer published before the run settled, then the record.
     await poll();

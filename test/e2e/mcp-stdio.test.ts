@@ -125,6 +125,14 @@ test('ask_knowledge answers with citations and bounded evidence, reporting progr
   expect(progress.every((p) => typeof p.message === 'string' && p.message.length > 0)).toBe(true);
   expect(result).toMatchObject({ status: 'completed', route: 'answer', retrieval_status: 'answerable', clarification: null, error: null, degraded: null });
   expect(result.answer?.text).toContain('2 年保修');
+  // Issue 25 §2: the same notifications carry the answer as it was written — its sources, its text, then the end;
+  // the text they carry is the recorded answer's.
+  const messages = progress.map((p) => p.message ?? '');
+  expect(messages.some((message) => message.startsWith('✍📚 [1] Aurora X2 路由器.md'))).toBe(true);
+  expect(messages.at(-1) === '✍✔ verified' || messages.includes('✍✔ verified')).toBe(true);
+  const lastDiscard = messages.map((message) => message.startsWith('✍⌫')).lastIndexOf(true);
+  const streamed = messages.slice(lastDiscard + 1).filter((message) => message.startsWith('✍ ')).map((message) => message.slice(2)).join('');
+  expect(streamed).toBe(result.answer?.text);
   expect(result.answer?.citations[0]).toMatchObject({ source: 'Aurora X2 路由器.md' });
   expect(result.evidence[0]?.source).toBe('Aurora X2 路由器.md');
   expect(result.evidence.length).toBeLessThanOrEqual(8);
