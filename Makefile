@@ -58,7 +58,7 @@ test-cluster: setup
 # services running, as `make up` does. Extra flags: make eval-retrieval ARGS="--questions 500".
 # The worker is restarted so the sets run on this checkout's code (with the demo's default knowledge base).
 eval-golden: up
-	@bash -c 'source scripts/env.sh && npx tsx bench/build-golden-sets.ts && MILVUS_COLLECTION=$${MILVUS_COLLECTION:-ragtime_demo_kb} bash scripts/services.sh restart worker && for set in cmrc-answerability cmrc-agreement cmrc-follow-ups; do node bin/ragtime.js eval .data/golden/$$set $(ARGS) || exit 1; done && node bin/ragtime.js eval samples/golden/products $(ARGS) && node bin/ragtime.js eval samples/golden/follow-ups $(ARGS)'
+	@bash -c 'source scripts/env.sh && npx tsx bench/build-golden-sets.ts && MILVUS_COLLECTION=$${MILVUS_COLLECTION:-ragtime_demo_kb} bash scripts/services.sh restart worker && for set in cmrc-answerability cmrc-agreement cmrc-follow-ups cmrc-follow-ups-heldout; do node bin/ragtime.js eval .data/golden/$$set $(ARGS) || exit 1; done && node bin/ragtime.js eval samples/golden/products $(ARGS) && node bin/ragtime.js eval samples/golden/follow-ups $(ARGS)'
 
 # The open sets of issue 26: sources fetched outside the repository (RAGTIME_EVAL_SOURCES, default ../eval-sources),
 # sets built into .data/golden/; only the held-out splits by default (thresholds are tuned on calibration splits).

@@ -21,6 +21,7 @@ import { goldenSetTerms } from './knowledge/golden-terms';
  * - cmrc-follow-ups (issue 25 §3): dialogues. Of an article whose title T is named in two or more of its questions,
  *   one question is asked first (and, every other dialogue, a second one), then another with T replaced by "它" — a
  *   follow-up that only the earlier turns resolve. Documents: the dialogues' paragraphs and their nearest others.
+ *   cmrc-follow-ups-heldout: the next dialogues of the same order, disjoint from those.
  *
  * Data: CMRC 2018 (Cui et al., EMNLP 2019), CC BY-SA 4.0.
  *
@@ -139,10 +140,10 @@ function main(): void {
   writeSet(path.join(values.out, 'cmrc-retrieval'), articles.map((a) => ({ id: idOf(a), text: a.context })), retrievalQuestions);
 
   // cmrc-answerability: A answerable, B unanswerable (B's own paragraphs never in the set).
-  const count = Number(values.answerable);
-  const sampled = shuffle(articles.map((_, i) => i), random).slice(0, 2 * count);
-  const answerable = sampled.slice(0, count);
-  const unanswerable = sampled.slice(count);
+  const answerableCount = Number(values.answerable);
+  const sampled = shuffle(articles.map((_, i) => i), random).slice(0, 2 * answerableCount);
+  const answerable = sampled.slice(0, answerableCount);
+  const unanswerable = sampled.slice(answerableCount);
   const excluded = new Set(unanswerable);
   const included = new Set<number>();
   for (const i of answerable) {
@@ -176,19 +177,26 @@ function main(): void {
     }),
   );
 
-  // cmrc-follow-ups: dialogues whose last question names the article's subject only as 它.
-  const dialogues = shuffle(articles.map((_, i) => i), random)
+  // cmrc-follow-ups: dialogues whose last question names the article's subject only as 它; the next as many, disjoint,
+  // are cmrc-follow-ups-heldout (the offline condensation rules were tuned on the first set only).
+  const count = Number(values['follow-ups']);
+  const eligible = shuffle(articles.map((_, i) => i), random)
     .map((i) => followUpDialogue(articles[i]!, i))
-    .filter((dialogue): dialogue is FollowUp => dialogue !== null)
-    .slice(0, Number(values['follow-ups']));
-  const dialogueDocs = new Set<number>();
+    .filter((dialogue): dialogue is FollowUp => dialogue !== null);
+  writeFollowUps(path.join(values.out, 'cmrc-follow-ups'), eligible.slice(0, count), articles, index, neighbours);
+  writeFollowUps(path.join(values.out, 'cmrc-follow-ups-heldout'), eligible.slice(count, 2 * count), articles, index, neighbours);
+}
+
+/** A dialogue set: its paragraphs and their nearest others; every other dialogue keeps one earlier turn, not two. */
+function writeFollowUps(dir: string, dialogues: FollowUp[], articles: CmrcArticle[], index: ReturnType<typeof bm25Index>, neighbours: number): void {
+  const docs = new Set<number>();
   for (const { index: i } of dialogues) {
-    dialogueDocs.add(i);
-    for (const j of index.nearest(i, neighbours, new Set())) dialogueDocs.add(j);
+    docs.add(i);
+    for (const j of index.nearest(i, neighbours, new Set())) docs.add(j);
   }
   writeSet(
-    path.join(values.out, 'cmrc-follow-ups'),
-    [...dialogueDocs].sort((a, b) => a - b).map((i) => ({ id: idOf(articles[i]!), text: articles[i]!.context })),
+    dir,
+    [...docs].sort((a, b) => a - b).map((i) => ({ id: idOf(articles[i]!), text: articles[i]!.context })),
     dialogues.map(({ question }, n) => (n % 2 === 0 ? { ...question, turns: question.turns?.slice(0, 1) } : question)),
   );
 }

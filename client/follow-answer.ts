@@ -8,6 +8,9 @@ export type AnswerStreamReader = {
   eventsOf(workflowId: string, generation: string, after: { attempt: number; seq: number }): Promise<StreamEvent[]>;
 };
 
+/** Reads of what was written before the run settled, when one fails. */
+const FINAL_READS = 3;
+
 export type FollowAnswerOptions = {
   /** How often the run and the side channel are read (ms). */
   intervalMs?: number;
@@ -31,11 +34,15 @@ export async function followAnswer(
 ): Promise<RagOutcome> {
   const view = new AnswerStreamView();
   const emit = (messages: AnswerStreamMessage[]) => messages.forEach((message) => onMessage(message));
-  const poll = async () => {
+  /** One read of the run and the side channel; false when either failed (the caller may read again). */
+  const poll = async (): Promise<boolean> => {
     const state = await rag.getAnswerStream(workflowId).catch(() => null);
     if (state?.generation) emit(view.follow(state.generation, state.docs));
     const reading = view.reading;
-    if (reading) emit(view.take(await reader.eventsOf(workflowId, reading.generation, reading.after).catch(() => [])));
+    if (!reading) return state !== null;
+    const events = await reader.eventsOf(workflowId, reading.generation, reading.after).catch(() => null);
+    if (events) emit(view.take(events));
+    return state !== null && events !== null;
   };
   let settled = false;
   let wake: () => void = () => undefined;
@@ -57,8 +64,9 @@ export async function followAnswer(
     // The record is here: no waiting out the poll interval before the last read and `final`.
     wake();
     await loop;
-    // What the writer published before the run settled, then the record.
-    await poll();
+    // What the writer published before the run settled (read again if a read fails: a busy store, a query timeout),
+    // then the record.
+    for (let tries = 1; !(await poll()) && tries < FINAL_READS; tries += 1) await new Promise((resolve) => setTimeout(resolve, intervalMs));
     emit(view.finish(outcome.status === 'completed' ? outcome.answer : null, outcome.docs));
     return outcome;
   } finally {

@@ -17,18 +17,19 @@ export function followProgress<T>(
 
 /**
  * A streaming answer's message as an MCP progress message (issue 25 §2). Progress notifications carry text only, so
- * each kind has its marker: `✍ ` + a piece of the answer, `✍⌫ ` when what was shown is void (clear it), `✍📚 ` with
- * the sources, `✍✔ ` at the end (the tool's result holds the recorded answer with its citations).
+ * each kind has its marker (✎, not the ✍️ of the answer step's label): `✎ ` + a piece of the answer, `✎⌫ ` when what
+ * was shown is void (clear it), `✎📚 ` with the sources, `✎✔ ` at the end (the tool's result holds the recorded answer
+ * with its citations).
  */
 export function answerMessage(message: AnswerStreamMessage): string {
   switch (message.type) {
     case 'sources':
-      return `✍📚 ${message.sources.map((source) => `[${source.n}] ${source.filename ?? '?'}`).join(' ')}`;
+      return `✎📚 ${message.sources.map((source) => `[${source.n}] ${source.filename ?? '?'}`).join(' ')}`;
     case 'delta':
-      return `✍ ${message.text}`;
+      return `✎ ${message.text}`;
     case 'discard':
-      return `✍⌫ ${message.reason}`;
+      return `✎⌫ ${message.reason}`;
     case 'final':
-      return `✍✔ ${message.verification}${message.replaced ? ' (the result holds the recorded answer, which differs from the text streamed)' : ''}`;
+      return `✎✔ ${message.verification}${message.replaced ? ' (the result holds the recorded answer, which differs from the text streamed)' : ''}`;
   }
 }

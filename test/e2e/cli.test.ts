@@ -184,7 +184,7 @@ describe('offline policy provider: one run per route (exit 0 completed, 3 awaiti
     // A finished run takes no more answers: usage error, nothing changes.
     const again = await ragtime(['answer', asked.json.workflowId, 'Nimbus C1']);
     expect(again.code).toBe(2);
-    expect(again.stderr.trim()).toMatch(/^ragtime: NOT_AWAITING_INPUT: run "rag-e2e-cli-\w+-\w+" has finished/);
+    expect(again.stderr.trim()).toMatch(/^ragtime: NOT_AWAITING_INPUT: run "rag-e2e-cli-[\w-]+" has finished/);
   });
 
   test('scope_select: options from the competing documents; a picked option answers', async () => {

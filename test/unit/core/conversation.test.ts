@@ -23,7 +23,12 @@ describe('subjectOf', () => {
   test.each([
     ['Aurora X2 路由器的保修期是多久？', 'Aurora X2 路由器'],
     ['请问 Nimbus C1 摄像头的存储卡最大多少？', 'Nimbus C1 摄像头'],
-    ['丹瑾是什么属性？', null],
+    ['丹瑾是什么属性？', '丹瑾'],
+    ['杨群是哪里人？', '杨群'],
+    ['天津犹太会堂在什么地方？', '天津犹太会堂'],
+    ['范廷颂是什么时候被任为主教的？', '范廷颂'],
+    ['哪个国家是世界杯冠军？', null],
+    ['怎么重置管理密码？', null],
     ['What is new in Orbit CLI 2.1?', 'Orbit CLI 2.1'],
     ['How do I reset the Aurora X2 admin password?', 'Aurora X2'],
     ['how do i reset it?', null],
