@@ -1,10 +1,11 @@
-import { spawn, spawnSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { SPECULATION_LEVELS, SpeculationLevel } from '../core/schemas/speculation';
 import { REPO_ROOT } from '../runtime/repo-root';
 import { parseArgs, positiveInt } from './support/args';
+import { preparePeer } from './support/langgraph-peer';
 import { loadAverage } from './support/machine';
 import { ms, rate, table } from './support/stats';
 
@@ -115,33 +116,6 @@ async function main(): Promise<void> {
   console.log(`\n${markdown}`);
   if (values.json) writeFileSync(values.json, `${JSON.stringify({ date: started.toISOString(), command, phases, rows }, null, 2)}\n`);
   if (values.write) writeSection(path.resolve(ROOT, values.write), values.section, markdown);
-}
-
-/** A copy of the peer with its dependencies installed, reused while its lock file is unchanged. */
-function preparePeer(source: string): string {
-  const lock = path.join(source, 'package-lock.json');
-  if (!existsSync(path.join(source, 'bench.mjs')) || !existsSync(lock)) throw new Error(`no LangGraph.js peer at ${source} (bench.mjs and package-lock.json)`);
-  const cached = path.join(os.tmpdir(), 'ragtime-langgraph-peer');
-  const ready = existsSync(path.join(cached, 'node_modules')) && existsSync(path.join(cached, 'package-lock.json'));
-  if (ready && readFileSync(path.join(cached, 'package-lock.json'), 'utf8') === readFileSync(lock, 'utf8')) {
-    cpSync(path.join(source, 'bench.mjs'), path.join(cached, 'bench.mjs'));
-    return cached;
-  }
-  rmSync(cached, { recursive: true, force: true });
-  const staging = mkdtempSync(path.join(os.tmpdir(), 'ragtime-langgraph-peer-'));
-  cpSync(source, staging, { recursive: true });
-  // The copy of a read-only folder is read-only too; npm needs to write node_modules there.
-  spawnSync('chmod', ['-R', 'u+w', staging]);
-  console.log(`installing the peer's dependencies in ${staging} (npm ci --offline, else npm ci)`);
-  const offline = spawnSync('npm', ['ci', '--offline', '--no-audit', '--no-fund'], { cwd: staging, stdio: 'inherit' });
-  if (offline.status !== 0) {
-    const online = spawnSync('npm', ['ci', '--no-audit', '--no-fund'], { cwd: staging, stdio: 'inherit' });
-    if (online.status !== 0) throw new Error(`npm ci failed in ${staging}`);
-  }
-  mkdirSync(path.dirname(cached), { recursive: true });
-  cpSync(staging, cached, { recursive: true });
-  rmSync(staging, { recursive: true, force: true });
-  return cached;
 }
 
 /** The peer, one invocation per concurrency level (each with its run count); hitl only at concurrency 1, as it does. */

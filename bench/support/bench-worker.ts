@@ -38,6 +38,8 @@ export type BenchWorkerConfig = {
   bundle?: 'ragtime' | 'floor';
   /** How long the fake providers take (support/latency.ts); absent: zero latency. */
   latency?: LatencyModel;
+  /** ragtime's workflows already bundled (bundleWorkflowCode's code in a file), instead of bundling them again. */
+  workflowBundlePath?: string;
 };
 
 export function workerOptions(tuning: WorkerTuning): Partial<WorkerOptions> {
@@ -86,7 +88,10 @@ export async function createBenchWorker(config: BenchWorkerConfig): Promise<{ wo
     // so sharing ragtime's bundle would charge the floor for ragtime's module scope.
     ...(config.bundle === 'floor'
       ? { workflowsPath: require.resolve('./floor-workflow'), activities: { benchNoop: async () => 1 } satisfies FloorActivities }
-      : { workflowsPath: require.resolve('../../workflows'), activities: createActivities(benchAdapters(config.latency ?? ZERO_LATENCY)) }),
+      : {
+          ...(config.workflowBundlePath ? { workflowBundle: { codePath: config.workflowBundlePath } } : { workflowsPath: require.resolve('../../workflows') }),
+          activities: createActivities(benchAdapters(config.latency ?? ZERO_LATENCY)),
+        }),
   });
   return { worker, connection };
 }
