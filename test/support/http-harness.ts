@@ -56,7 +56,8 @@ export const SLOW_MS = 2_500;
  */
 export const STREAMED = '逐句';
 export const streamedQuestion = (name: string) => `${STREAMED}${name}是什么属性？`;
-export const STREAMED_DELTA_MS = 500;
+// Slow enough that a listener polling every 100 ms under a full machine (make test) sees the answer partly written.
+export const STREAMED_DELTA_MS = 1_200;
 const STREAMED_SENTENCES = ['丹瑾是湮灭属性角色。', '丹瑾的命途是毁灭。', '丹瑾来自仙舟罗浮。'];
 const STREAMED_PASSAGE = STREAMED_SENTENCES.join('');
 /** The deltas of a STREAMED answer: each sentence of the passage, cited with itself as the quote. */
