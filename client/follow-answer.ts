@@ -11,6 +11,27 @@ export type AnswerStreamReader = {
 /** Reads of what was written before the run settled, when one fails. */
 const FINAL_READS = 3;
 
+/**
+ * One read of a run's answer stream into `view`: which generation the run shows (its query), then that generation's
+ * new events from the side channel; the messages they make go to `emit`. Resolves false when a read failed (the
+ * caller may read again: the next read resumes where this one stopped). The SSE route and followAnswer both poll this.
+ */
+export async function readAnswerStream(
+  view: AnswerStreamView,
+  rag: Pick<RagClient, 'getAnswerStream'>,
+  workflowId: string,
+  reader: AnswerStreamReader,
+  emit: (messages: AnswerStreamMessage[]) => void,
+): Promise<boolean> {
+  const state = await rag.getAnswerStream(workflowId).catch(() => null);
+  if (state?.generation) emit(view.follow(state.generation, state.docs));
+  const reading = view.reading;
+  if (!reading) return state !== null;
+  const events = await reader.eventsOf(workflowId, reading.generation, reading.after).catch(() => null);
+  if (events) emit(view.take(events));
+  return state !== null && events !== null;
+}
+
 export type FollowAnswerOptions = {
   /** How often the run and the side channel are read (ms). */
   intervalMs?: number;
@@ -34,16 +55,7 @@ export async function followAnswer(
 ): Promise<RagOutcome> {
   const view = new AnswerStreamView();
   const emit = (messages: AnswerStreamMessage[]) => messages.forEach((message) => onMessage(message));
-  /** One read of the run and the side channel; false when either failed (the caller may read again). */
-  const poll = async (): Promise<boolean> => {
-    const state = await rag.getAnswerStream(workflowId).catch(() => null);
-    if (state?.generation) emit(view.follow(state.generation, state.docs));
-    const reading = view.reading;
-    if (!reading) return state !== null;
-    const events = await reader.eventsOf(workflowId, reading.generation, reading.after).catch(() => null);
-    if (events) emit(view.take(events));
-    return state !== null && events !== null;
-  };
+  const poll = () => readAnswerStream(view, rag, workflowId, reader, emit);
   let settled = false;
   let wake: () => void = () => undefined;
   const loop = (async () => {

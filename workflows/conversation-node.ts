@@ -1,5 +1,7 @@
 import { isCancellation, log, patched, proxyLocalActivities } from '@temporalio/workflow';
 import type { ConversationActivities, SessionKey } from '../activities/contracts';
+import { historyWindow } from '../core/conversation/history-window';
+import { conversationRecord } from '../core/conversation/open-turn';
 import * as steps from '../core/progress/step-messages';
 import type { RagRun } from '../core/run/rag-run';
 import { CONVERSATION_LOCAL } from './activity-options';
@@ -32,16 +34,8 @@ export async function openConversation(run: RagRun, key: SessionKey): Promise<vo
   } catch (error) {
     if (isCancellation(error)) throw error;
     const reason = runErrorOf(error).message;
-    run.conversation = {
-      question: asked,
-      turnsBefore: 0,
-      turnsUsed: [],
-      turnsDropped: 0,
-      dropReason: null,
-      standaloneQuestion: asked,
-      condensedBy: 'fallback',
-      why: `the session's earlier turns could not be read (${reason}); the question is used as asked`,
-    };
+    const why = `the session's earlier turns could not be read (${reason}); the question is used as asked`;
+    run.conversation = conversationRecord(asked, 0, historyWindow([], 0), { standalone: asked, condensedBy: 'fallback', why });
   }
 }
 

@@ -55,7 +55,8 @@ export const haystackOf = (documents: readonly Document[]): string => documents.
 
 const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
-function writeOne(dir: string, documents: readonly Document[], questions: readonly GoldenQuestion[], readme: string): void {
+/** One golden-set folder: docs/ (ids as paths), questions.jsonl, README.md — replacing what was there. */
+export function writeOne(dir: string, documents: readonly Document[], questions: readonly GoldenQuestion[], readme: string): void {
   rmSync(dir, { recursive: true, force: true });
   for (const document of documents) {
     const file = path.join(dir, 'docs', ...document.id.split('/'));

@@ -1,7 +1,5 @@
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
-import * as path from 'node:path';
 import type { GoldenQuestion } from '../../core/eval/golden-set';
-import { type Document, type UnitQuestion, isHeldOut } from './common';
+import { type Document, type UnitQuestion, isHeldOut, writeOne } from './common';
 import { DEBIAN_FAQ_SET, type BuiltSet } from './debian-faq';
 import { DJANGO_SET } from './django-notes';
 
@@ -55,13 +53,6 @@ export function writeSlice(dir: string, sets: Record<string, BuiltSet>): void {
     .flatMap((p) => p.questions)
     .map(({ unit: _unit, ...q }) => q)
     .sort((a, b) => (a.id < b.id ? -1 : 1));
-  rmSync(dir, { recursive: true, force: true });
-  for (const document of documents) {
-    const file = path.join(dir, 'docs', ...document.id.split('/'));
-    mkdirSync(path.dirname(file), { recursive: true });
-    writeFileSync(file, document.text);
-  }
-  writeFileSync(path.join(dir, 'questions.jsonl'), `${questions.map((q) => JSON.stringify(q)).join('\n')}\n`);
-  writeFileSync(path.join(dir, 'README.md'), README);
+  writeOne(dir, documents, questions, README);
   console.log(`${dir}: ${documents.length} documents, ${questions.length} questions (${questions.filter((q) => q.answerable).length} answerable)`);
 }

@@ -7,6 +7,7 @@ import { AnswerStreamView } from '../../../core/answer-stream/answer-stream-view
 import type { AnswerStreamMessage } from '../../../core/schemas/answer-stream';
 import type { RagOutcome } from '../../../core/schemas/run-io';
 import { isRagError } from '../../../core/errors';
+import { readAnswerStream } from '../../../client/follow-answer';
 import type { RagClient } from '../../../client/rag-client';
 import { ApiError, RunParams } from '../api-schemas';
 import { findOwnedRun } from '../run-access';
@@ -107,11 +108,7 @@ export const progressRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { ra
     const answer = new AnswerStreamView();
     const sendAnswer = (messages: AnswerStreamMessage[]) => messages.forEach((message) => sse.write(sseEvent('answer', message)));
     const pollAnswer = async () => {
-      if (!answerStream) return;
-      const state = await rag.getAnswerStream(workflowId).catch(() => null);
-      if (state?.generation) sendAnswer(answer.follow(state.generation, state.docs));
-      const reading = answer.reading;
-      if (reading) sendAnswer(answer.take(await answerStream.eventsOf(workflowId, reading.generation, reading.after).catch(() => [])));
+      if (answerStream) await readAnswerStream(answer, rag, workflowId, answerStream, sendAnswer);
     };
 
     const follow = async () => {
