@@ -2,7 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client, type Connection } from '@temporalio/client';
+import { connectTemporal } from '../client/temporal-connection';
 import { DefaultLogger, bundleWorkflowCode } from '@temporalio/worker';
 import { RagClient, newRagWorkflowId } from '../client/rag-client';
 import { DEFAULT_SPECULATION, SpeculationLevel } from '../core/schemas/speculation';
@@ -127,7 +128,7 @@ async function main(): Promise<void> {
   });
   try {
     for (const [name, address, ports] of [['dev', devAddress, { server: port(devAddress) }], ['cluster', values['cluster-address'], clusterPorts]] as const) {
-      const connection = await Connection.connect({ address });
+      const connection = await connectTemporal({ address });
       targets.push({ name, address, processes: { label: name === 'dev' ? 'dev server' : 'cluster', ports }, client: new Client({ connection }), connection });
     }
     trackers = targets.map((target) => new RunTracker(target.client, 'bench/cluster-side-by-side: stopped before this run finished'));
@@ -283,7 +284,7 @@ async function startDevServer(port: number): Promise<DevServer> {
   for (const until = Date.now() + 60_000; Date.now() < until; await new Promise((resolve) => setTimeout(resolve, 500))) {
     if (child.exitCode !== null) throw new Error(`the private dev server exited (${child.exitCode}); is 127.0.0.1:${port} taken? (--dev-port)`);
     try {
-      const connection = await Connection.connect({ address, connectTimeout: 1000 });
+      const connection = await connectTemporal({ address, connectTimeout: 1000 });
       await connection.workflowService.getSystemInfo({});
       await connection.close();
       return { address, stop };

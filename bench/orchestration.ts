@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { Client, Connection, WithStartWorkflowOperation } from '@temporalio/client';
+import { Client, WithStartWorkflowOperation } from '@temporalio/client';
+import { connectTemporal } from '../client/temporal-connection';
 import { performance } from 'node:perf_hooks';
 import { RagClient, newRagWorkflowId } from '../client/rag-client';
 import type { RagOutcome } from '../core/schemas/run-io';
@@ -112,7 +113,7 @@ async function main(): Promise<void> {
   const maxSeconds = positiveInt('max-seconds', values['max-seconds'], 600);
 
   const address = temporalAddress();
-  const connection = await Connection.connect({ ...temporalSecurity(), address });
+  const connection = await connectTemporal({ ...temporalSecurity(), address });
   const client = new Client({ connection });
   const tracker = new RunTracker(client, 'bench/orchestration: the benchmark stopped before this run finished');
   deadline(maxSeconds, async () => {

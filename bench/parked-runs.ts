@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
+import { connectTemporal } from '../client/temporal-connection';
 import { RagClient, newRagWorkflowId } from '../client/rag-client';
 import { WORKER_FLAGS, WORKER_FLAGS_HELP, parseArgs, positiveInt, temporalAddress, temporalSecurity, workerFlags } from './support/args';
 import { describeMachine, loadAverage, machineInfo } from './support/machine';
@@ -63,7 +64,7 @@ async function main(): Promise<void> {
   const maxSeconds = positiveInt('max-seconds', values['max-seconds'], 600);
 
   const address = temporalAddress();
-  const connection = await Connection.connect({ ...temporalSecurity(), address });
+  const connection = await connectTemporal({ ...temporalSecurity(), address });
   const client = new Client({ connection });
   // Every run started here and not seen finish: the parked ones, and any whose ask or answer failed.
   const tracker = new RunTracker(client, 'bench/parked-runs: done');

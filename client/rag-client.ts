@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import {
   Client,
-  Connection,
+  type Connection,
   WithStartWorkflowOperation,
   WorkflowExecutionAlreadyStartedError,
   type ClientInterceptors,
   type ConnectionOptions,
 } from '@temporalio/client';
 import type { CodecKeyring } from '../core/codec-keys';
+import { connectTemporal } from './temporal-connection';
 import { RagError, describeZodError } from '../core/errors';
 import type { RagStep } from '../core/progress/rag-step';
 import { SUB_QUESTION_QUEUED_ICON } from '../core/progress/step-messages';
@@ -102,7 +103,7 @@ export class RagClient {
   ) {}
 
   static async connect(options: RagClientOptions): Promise<RagClient> {
-    const connection = await Connection.connect({ ...options.connection, address: options.address }).catch((error: unknown) => {
+    const connection = await connectTemporal({ ...options.connection, address: options.address }).catch((error: unknown) => {
       throw new RagError('SERVICE_UNAVAILABLE', `cannot reach Temporal at ${options.address}: ${(error as Error).message}; start it with \`make up\``, { cause: error });
     });
     const temporal = new Client({

@@ -1,4 +1,5 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client, type Connection } from '@temporalio/client';
+import { connectTemporal } from '../client/temporal-connection';
 import type { RuntimeOptions, WorkerOptions } from '@temporalio/worker';
 import type { RagConfig } from '../core/config';
 import { freeLoopbackAddress, startMetricsEndpoint, type MetricsEndpoint } from '../runtime/metrics/metrics-endpoint';
@@ -44,7 +45,7 @@ export async function prepareWorkerMetrics(config: RagConfig): Promise<WorkerMet
       const waiting = `TaskQueue = "${config.temporal.taskQueue}" AND ExecutionStatus = "Running" AND RagStatus = "awaiting_input"`;
       let client: Client | null = null;
       instruments.hitlWaiting.addCallback(async (observe) => {
-        connection ??= await Connection.connect({ ...temporalConnectionOptions(config.temporal), connectTimeout: '2s' });
+        connection ??= await connectTemporal({ ...temporalConnectionOptions(config.temporal), connectTimeout: '2s' });
         client ??= new Client({ connection, namespace: config.temporal.namespace });
         const { count } = await client.workflow.count(waiting);
         observe.observe(count, { task_queue: config.temporal.taskQueue });

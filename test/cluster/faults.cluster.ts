@@ -9,7 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client, type Connection } from '@temporalio/client';
+import { connectTemporal } from '../../client/temporal-connection';
 import { RagClient } from '../../client/rag-client';
 import type { RagOutcome } from '../../core/schemas/run-io';
 import { createAuditStore } from '../../activities/adapters/sql-audit-store';
@@ -100,7 +101,7 @@ beforeAll(async () => {
   worker = await startWorkerProcess(env);
   const ingest = await ingestSampleKnowledge(env);
   expect([ingest.status, ingest.totals]).toEqual([0, expect.objectContaining({ files: 4, ingested: 4, failed: 0 })]);
-  connection = await Connection.connect({ address: CLUSTER_ADDRESS });
+  connection = await connectTemporal({ address: CLUSTER_ADDRESS });
   rag = RagClient.fromClient(new Client({ connection, namespace: CLUSTER_NAMESPACE }), QUEUE);
   // The undisturbed burst: the outcome of each kind, and how long a burst takes with nothing broken.
   const burst = await startBurst('calm');

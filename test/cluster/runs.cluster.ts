@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
+import { connectTemporal } from '../../client/temporal-connection';
 import { DefaultLogger, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import type { RagOutcome } from '../../core/schemas/run-io';
 import { runRagtime } from '../support/cli-run';
@@ -102,7 +103,7 @@ describe('ragtime on the Temporal cluster, unchanged but for TEMPORAL_ADDRESS', 
   }, 620_000);
 
   test('a history exported from the cluster replays against this checkout\'s workflows', async () => {
-    const connection = await Connection.connect({ address: CLUSTER_ADDRESS });
+    const connection = await connectTemporal({ address: CLUSTER_ADDRESS });
     try {
       const client = new Client({ connection, namespace: CLUSTER_NAMESPACE });
       const workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: new DefaultLogger('WARN') });

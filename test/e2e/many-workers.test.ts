@@ -9,7 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client, type Connection } from '@temporalio/client';
+import { connectTemporal } from '../../client/temporal-connection';
 import { RagClient } from '../../client/rag-client';
 import { comparableOutcome as comparable } from '../support/outcomes';
 import { createAuditStore } from '../../activities/adapters/sql-audit-store';
@@ -60,7 +61,7 @@ beforeAll(async () => {
   await assertServicesReachable();
   await assertReachable('PostgreSQL', `${new URL(services.testDatabaseUrl).hostname}:${new URL(services.testDatabaseUrl).port || '5432'}`);
   env = { ...serviceEnvironment({ collection: COLLECTION, dataDir }), TEMPORAL_TASK_QUEUE: TASK_QUEUE, MODEL_PROVIDER: 'offline', DATABASE_URL: services.testDatabaseUrl };
-  connection = await Connection.connect({ address: services.temporalAddress });
+  connection = await connectTemporal({ address: services.temporalAddress });
   rag = RagClient.fromClient(new Client({ connection }), TASK_QUEUE);
   const ingesting = await startWorkerProcess(env);
   workers.push(ingesting);

@@ -13,7 +13,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { Connection, Client as TemporalClient } from '@temporalio/client';
+import { type Connection, Client as TemporalClient } from '@temporalio/client';
+import { connectTemporal } from '../../client/temporal-connection';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
@@ -304,7 +305,7 @@ test('a cancelled tool call cancels its run: the workflow ends CANCELLED and the
   expect(trace.runs).toMatchObject([{ workflowId: row?.workflowId, status: 'cancelled', route: 'scope_select' }]);
   expect(trace.events.map((event) => event.eventType)).toEqual(['run_started', 'hitl_requested', 'cancelled']);
 
-  temporalConnection ??= await Connection.connect({ address: services.temporalAddress });
+  temporalConnection ??= await connectTemporal({ address: services.temporalAddress });
   const temporal = new TemporalClient({ connection: temporalConnection });
   const description = await temporal.workflow.getHandle(row?.workflowId ?? '').describe();
   expect(description.status.name).toBe('CANCELLED');

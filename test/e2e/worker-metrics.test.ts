@@ -8,7 +8,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client, type Connection } from '@temporalio/client';
+import { connectTemporal } from '../../client/temporal-connection';
 import { RagClient } from '../../client/rag-client';
 import { freePort } from '../support/local-process';
 import { dropTestCollection } from '../support/milvus';
@@ -49,7 +50,7 @@ beforeAll(async () => {
   const env = { ...serviceEnvironment({ collection: COLLECTION, dataDir }), TEMPORAL_TASK_QUEUE: TASK_QUEUE, MODEL_PROVIDER: 'offline', RAGTIME_METRICS_ADDRESS: `127.0.0.1:${port}` };
   worker = await startWorkerProcess(env);
   expect((await ingestSampleKnowledge(env)).status).toBe(0);
-  connection = await Connection.connect({ address: services.temporalAddress });
+  connection = await connectTemporal({ address: services.temporalAddress });
   rag = RagClient.fromClient(new Client({ connection }), TASK_QUEUE);
 }, 180_000);
 

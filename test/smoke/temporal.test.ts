@@ -4,7 +4,8 @@
  * attributes are registered with the right types, upserted by the workflow and found by visibility queries.
  */
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
+import { Client, type Connection } from '@temporalio/client';
+import { connectTemporal } from '../../client/temporal-connection';
 import { encodeSearchAttributeIndexedValueType } from '@temporalio/common/lib/search-attributes';
 import { DefaultLogger, NativeConnection, Runtime, Worker, bundleWorkflowCode } from '@temporalio/worker';
 import type { WorkflowBundleWithSourceMap } from '@temporalio/worker';
@@ -32,7 +33,7 @@ beforeAll(async () => {
   await assertReachable('Temporal (dev server)', services.temporalAddress);
   // Worker lifecycle logs at INFO would drown the test output; keep warnings and errors.
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  connection = await Connection.connect({ address: services.temporalAddress });
+  connection = await connectTemporal({ address: services.temporalAddress });
   client = new Client({ connection, namespace: NAMESPACE });
   nativeConnection = await NativeConnection.connect({ address: services.temporalAddress });
   workflowBundle = await bundleWorkflowCode({

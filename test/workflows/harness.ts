@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
+import { connectTemporal } from '../../client/temporal-connection';
 import { Context } from '@temporalio/activity';
 import type { DataConverter } from '@temporalio/common';
 import {
@@ -55,7 +56,7 @@ export async function openWorkflowEnv(options: WorkflowEnvOptions = {}): Promise
   const address = options.address ?? services.temporalAddress;
   await assertReachable('Temporal (dev server)', address);
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  const connection = await Connection.connect({ address });
+  const connection = await connectTemporal({ address });
   const nativeConnection = await NativeConnection.connect({ address });
   const dataConverter = ragtimeDataConverter(options.codec === undefined ? TEST_KEYRING : options.codec);
   // As a worker with workflowsPath does: the workflow sandbox converts failures with the same converter.

@@ -1,4 +1,5 @@
-import { Connection } from '@temporalio/client';
+import { type Connection } from '@temporalio/client';
+import { connectTemporal } from '../../client/temporal-connection';
 import { temporal } from '@temporalio/proto';
 import type { RagConfig } from '../../core/config';
 import { describeTemporalSecurity, explainConnectFailure, temporalConnectionOptions } from '../../runtime/temporal-connection';
@@ -18,7 +19,7 @@ type TemporalSettings = RagConfig['temporal'];
  */
 async function withConnection<T>(settings: TemporalSettings, timeoutMs: number, signal: AbortSignal, use: (connection: Connection) => Promise<T>): Promise<T> {
   await tcpConnect(settings.address, signal);
-  const connecting = Connection.connect({ ...temporalConnectionOptions(settings), connectTimeout: timeoutMs }).catch(async (error: unknown) => {
+  const connecting = connectTemporal({ ...temporalConnectionOptions(settings), connectTimeout: timeoutMs }).catch(async (error: unknown) => {
     throw await explainConnectFailure(error, settings);
   });
   signal.addEventListener('abort', () => void connecting.then((connection) => connection.close()).catch(() => undefined), { once: true });
