@@ -172,15 +172,20 @@ export function buildSecurityReports(): BuiltSet {
   const boilerplate = new Set([...seen].filter(([, n]) => n >= BOILERPLATE_UNITS).map(([sentence]) => sentence));
   const questions: UnitQuestion[] = [];
   const notes: string[] = [];
+  // A title several fixes share ("Potential denial-of-service vulnerability in django.utils.html.urlize()": three
+  // CVEs) names no one fix: its title question has several answers, so it is not asked.
+  const titleCount = new Map<string, number>();
+  for (const u of units.values()) titleCount.set(plain(u.title).toLowerCase(), (titleCount.get(plain(u.title).toLowerCase()) ?? 0) + 1);
   const ask = (u: Unit, answerable: boolean) => {
     const gold = answerable ? [...u.reports.map((r) => r.id)].sort() : [];
     const base = { unit: u.cve, answerable, gold_doc_ids: gold };
     questions.push({ ...base, id: `secrep-${u.cve}-id`, question: `What is ${u.cve}?`, gold_answers: answerable ? literals(u.title) : [] });
-    questions.push({ ...base, id: `secrep-${u.cve}-title`, question: `Which CVE identifier was assigned to the ${lowerFirst(plain(u.title))}?`, gold_answers: answerable ? [u.cve.slice(4)] : [] });
+    if (titleCount.get(plain(u.title).toLowerCase())! > 1) notes.push(`no title question for ${u.cve}: ${titleCount.get(plain(u.title).toLowerCase())} fixes share the title "${plain(u.title)}"`);
+    else questions.push({ ...base, id: `secrep-${u.cve}-title`, question: `Which CVE identifier was assigned to the ${lowerFirst(plain(u.title))}?`, gold_answers: answerable ? [u.cve.slice(4)] : [] });
   };
   for (const u of kept) ask(u, true);
   for (const u of cut) {
-    const leaked = leaks(u.body, [u.cve, u.cve.slice(4), plain(u.title)], haystack, boilerplate);
+    const leaked = leaks(u.body, [u.cve, u.cve.slice(4), u.title, plain(u.title)], haystack, boilerplate);
     if (leaked.length > 0) notes.push(`dropped unanswerable ${u.cve} ("${plain(u.title)}"): "${leaked[0]!.slice(0, 80)}" occurs in a document of the set`);
     else ask(u, false);
   }
