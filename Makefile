@@ -1,7 +1,7 @@
 # ragtime: the two commands of the README are `make demo` and `make test`; the rest are helpers.
 # Every target runs a script under scripts/ (ports and addresses: scripts/env.sh).
 .DEFAULT_GOAL := help
-.PHONY: help setup demo test up down status eval-golden eval-open eval-retrieval eval-answers bench-retrieval bench
+.PHONY: help setup demo test up down status eval-golden eval-open eval-open-run eval-retrieval eval-answers bench-retrieval bench
 .PHONY: cluster-up cluster-down cluster-status test-cluster
 
 help:
@@ -10,7 +10,8 @@ help:
 	@echo "make up | down | status    start / stop / show the local services (down also stops the demo's worker)"
 	@echo "make setup   install node_modules and the project-local .venv only"
 	@echo "make eval-golden      build the open golden sets from CMRC 2018 dev and run ragtime eval on them with a fresh worker (docs/EVALUATION.md)"
-	@echo "make eval-open        fetch the open sets' packages (Debian FAQ, Django notes), build them, run ragtime eval on the held-out splits (SPLITS=\"calibration heldout\" for both; docs/EVALUATION.md)"
+	@echo "make eval-open        fetch the open sets' packages (Debian FAQ, Django notes, Debian's python3-django), build them, restart the worker, run ragtime eval on the held-out splits (SPLITS=\"calibration heldout\" for both; docs/EVALUATION.md)"
+	@echo "make eval-open-run    the same without starting or restarting anything, on the worker of TEMPORAL_TASK_QUEUE (EVAL_KB_PREFIX, EVAL_OUT)"
 	@echo "make eval-retrieval   start the services, index CMRC 2018 dev, score hit@1/@5 and MRR@10 per leg (docs/EVALUATION.md)"
 	@echo "make eval-answers     start the services, index CMRC 2018 dev, answer every question offline: gold span, citations, verification (docs/EVALUATION.md)"
 	@echo "make bench-retrieval  start the services, retrieve p50/p95 at 1k, 10k and 50k leaf chunks (docs/PERFORMANCE.md)"
@@ -60,12 +61,22 @@ test-cluster: setup
 eval-golden: up
 	@bash -c 'source scripts/env.sh && npx tsx bench/build-golden-sets.ts && MILVUS_COLLECTION=$${MILVUS_COLLECTION:-ragtime_demo_kb} bash scripts/services.sh restart worker && for set in cmrc-answerability cmrc-agreement cmrc-follow-ups cmrc-follow-ups-heldout; do node bin/ragtime.js eval .data/golden/$$set $(ARGS) || exit 1; done && node bin/ragtime.js eval samples/golden/products $(ARGS) && node bin/ragtime.js eval samples/golden/follow-ups $(ARGS)'
 
-# The open sets of issue 26: sources fetched outside the repository (RAGTIME_EVAL_SOURCES, default ../eval-sources),
-# sets built into .data/golden/; only the held-out splits by default (thresholds are tuned on calibration splits).
-OPEN_SETS ?= debian-faq django-notes
+# The open sets of issues 26 and 32: sources fetched outside the repository (RAGTIME_EVAL_SOURCES, default
+# ../eval-sources), sets built into .data/golden/; only the held-out splits by default (thresholds are tuned on
+# calibration splits). `eval-open` restarts the services' worker on this checkout's code, then runs `eval-open-run`;
+# `eval-open-run` starts and restarts nothing: it runs the sets on whatever worker serves the caller's
+# TEMPORAL_TASK_QUEUE (a worker of one's own: docs/EVALUATION.md). EVAL_KB_PREFIX names the knowledge bases
+# (<prefix><set>), EVAL_OUT the reports' folder; the table of docs/EVALUATION.md is printed at the end.
+OPEN_SETS ?= debian-faq django-notes security-reports
 SPLITS ?= heldout
+EVAL_KB_PREFIX ?= eval_
+EVAL_OUT ?= .data/eval
 eval-open: up
-	@bash -c 'source scripts/env.sh && bash bench/fetch-eval-sources.sh && npx tsx bench/build-open-sets.ts && MILVUS_COLLECTION=$${MILVUS_COLLECTION:-ragtime_demo_kb} bash scripts/services.sh restart worker && for set in $(OPEN_SETS); do for split in $(SPLITS); do dir=.data/golden/$$set; [ $$split = heldout ] && dir=$$dir-heldout; node bin/ragtime.js eval $$dir --kb eval_$$(echo $$set | tr - _) $(ARGS) || exit 1; done; done'
+	@bash -c 'source scripts/env.sh && MILVUS_COLLECTION=$${MILVUS_COLLECTION:-ragtime_demo_kb} bash scripts/services.sh restart worker'
+	@$(MAKE) --no-print-directory eval-open-run
+
+eval-open-run:
+	@bash -c 'source scripts/env.sh && bash bench/fetch-eval-sources.sh && npx tsx bench/build-open-sets.ts && reports="" && for set in $(OPEN_SETS); do for split in $(SPLITS); do name=$$set; [ $$split = heldout ] && name=$$set-heldout; node bin/ragtime.js eval .data/golden/$$name --kb $(EVAL_KB_PREFIX)$$(echo $$set | tr - _) --out $(EVAL_OUT)/$$name $(ARGS) || exit 1; reports="$$reports $(EVAL_OUT)/$$name/report.json"; done; done && npx tsx bench/open-sets/report-table.ts $$reports'
 
 eval-retrieval: up
 	@bash -c 'source scripts/env.sh && npx tsx bench/eval-cmrc.ts $(ARGS)'

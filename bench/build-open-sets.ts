@@ -5,9 +5,10 @@ import { writeSetPair } from './open-sets/common';
 import { writeSlice } from './open-sets/slice';
 import { DEBIAN_FAQ_README, DEBIAN_FAQ_SET, buildDebianFaq, type BuiltSet } from './open-sets/debian-faq';
 import { DJANGO_README, DJANGO_SET, buildDjangoNotes } from './open-sets/django-notes';
+import { SECURITY_REPORTS_README, SECURITY_REPORTS_SET, SECURITY_REPORTS_SPLIT, buildSecurityReports } from './open-sets/security-reports';
 
 /*
- * The open evaluation sets of issue 26 (docs/design/evaluation-sets-plan.md, docs/EVALUATION.md): built from the
+ * The open evaluation sets of issues 26 and 32 (docs/design/evaluation-sets-plan.md, docs/EVALUATION.md): built from the
  * packages bench/fetch-eval-sources.sh fetched (outside the repository) and written as golden sets for
  * `ragtime eval` into .data/golden/ (git-ignored): `<set>` (calibration) and `<set>-heldout`, the same documents.
  * Deterministic: no clock, no randomness, sorted inputs; the split is by unit hash.
@@ -15,9 +16,10 @@ import { DJANGO_README, DJANGO_SET, buildDjangoNotes } from './open-sets/django-
  *   bash bench/fetch-eval-sources.sh && npx tsx bench/build-open-sets.ts [--out DIR] [--set NAME]
  */
 
-const SETS: Record<string, { build: () => BuiltSet; readme: string }> = {
+const SETS: Record<string, { build: () => BuiltSet; readme: string; split?: string }> = {
   [DEBIAN_FAQ_SET]: { build: buildDebianFaq, readme: DEBIAN_FAQ_README },
   [DJANGO_SET]: { build: buildDjangoNotes, readme: DJANGO_README },
+  [SECURITY_REPORTS_SET]: { build: buildSecurityReports, readme: SECURITY_REPORTS_README, split: SECURITY_REPORTS_SPLIT },
 };
 
 function main(): void {
@@ -43,7 +45,7 @@ function main(): void {
     if (!spec) throw new Error(`unknown set ${name}; expected one of ${Object.keys(SETS).join(', ')}`);
     const built = spec.build();
     for (const note of built.notes) console.log(`  ${name}: ${note}`);
-    writeSetPair(values.out, name, built.documents, built.questions, `${spec.readme}\n## Notes of this build\n\n${built.notes.map((n) => `- ${n}`).join('\n')}\n`);
+    writeSetPair(values.out, name, built.documents, built.questions, `${spec.readme}\n## Notes of this build\n\n${built.notes.map((n) => `- ${n}`).join('\n')}\n`, spec.split);
   }
 }
 

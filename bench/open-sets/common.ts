@@ -39,10 +39,11 @@ export function longSentences(text: string): string[] {
 
 /**
  * The honesty check of an unanswerable unit: none of its long sentences, nor any of its markers (title, CVE id) may
- * occur in any document. Returns what leaked, or [] when the unit is absent.
+ * occur in any document. Returns what leaked, or [] when the unit is absent. `boilerplate`: normalized sentences the
+ * set has shown to be shared by many units (a severity notice), which state nothing of this one.
  */
-export function leaks(unitText: string, markers: readonly string[], haystack: string): string[] {
-  const found = longSentences(unitText).filter((sentence) => haystack.includes(sentence));
+export function leaks(unitText: string, markers: readonly string[], haystack: string, boilerplate: ReadonlySet<string> = new Set()): string[] {
+  const found = longSentences(unitText).filter((sentence) => !boilerplate.has(sentence) && haystack.includes(sentence));
   for (const marker of markers) {
     const m = normalizeForMatch(marker);
     if (m.length >= 6 && haystack.includes(m)) found.push(m);
@@ -67,13 +68,16 @@ export function writeOne(dir: string, documents: readonly Document[], questions:
   writeFileSync(path.join(dir, 'README.md'), readme);
 }
 
-/** Writes `<out>/<set>` (calibration) and `<out>/<set>-heldout`: the same documents, disjoint questions. */
-export function writeSetPair(out: string, set: string, documents: Document[], questions: UnitQuestion[], readme: string): void {
+/**
+ * Writes `<out>/<set>` (calibration) and `<out>/<set>-heldout`: the same documents, disjoint questions. `splitSet`
+ * names the set whose split rule places the units (another set's, when both share units such as CVE ids).
+ */
+export function writeSetPair(out: string, set: string, documents: Document[], questions: UnitQuestion[], readme: string, splitSet = set): void {
   const docs = [...documents].sort(byId);
   const strip = ({ unit: _unit, ...q }: UnitQuestion): GoldenQuestion => q;
   const sorted = [...questions].sort(byId);
-  const heldOut = sorted.filter((q) => isHeldOut(set, q.unit)).map(strip);
-  const calibration = sorted.filter((q) => !isHeldOut(set, q.unit)).map(strip);
+  const heldOut = sorted.filter((q) => isHeldOut(splitSet, q.unit)).map(strip);
+  const calibration = sorted.filter((q) => !isHeldOut(splitSet, q.unit)).map(strip);
   for (const [name, qs] of [[set, calibration], [`${set}-heldout`, heldOut]] as const) {
     writeOne(path.join(out, name), docs, qs, readme);
     const answerable = qs.filter((q) => q.answerable).length;

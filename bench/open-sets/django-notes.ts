@@ -45,8 +45,8 @@ export function headings(lines: readonly string[]): Heading[] {
 }
 
 /** A title as a question would say it: reST roles and literals unwrapped. */
-const plain = (title: string) => title.replace(/:[a-z:]+:`~?\.?([^`<]+?)(?:\s*<[^>]+>)?`/g, '$1').replace(/``([^`]+)``/g, '$1').replace(/\s+/g, ' ').trim();
-const lowerFirst = (text: string) => (/^[A-Z][a-z]/.test(text) ? text[0]!.toLowerCase() + text.slice(1) : text);
+export const plain = (title: string) => title.replace(/:[a-z:]+:`~?\.?([^`<]+?)(?:\s*<[^>]+>)?`/g, '$1').replace(/``([^`]+)``/g, '$1').replace(/\s+/g, ' ').trim();
+export const lowerFirst = (text: string) => (/^[A-Z][a-z]/.test(text) ? text[0]!.toLowerCase() + text.slice(1) : text);
 
 type Cve = { id: string; title: string; text: string; notes: string[] };
 
