@@ -35,15 +35,7 @@ fi
 
 # ---------------------------------------------------------------- The web console (console/README.md)
 # Built from its sources into console/dist (git-ignored), only when a source file changed since the last build.
-console_stamp="console/dist/.ragtime-console.stamp"
-console_want="$(find console package-lock.json -path console/dist -prune -o -type f -print | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -d' ' -f1)"
-if [[ -f "$console_stamp" && "$(cat "$console_stamp")" == "$console_want" ]]; then
-  log "console up to date (console/dist)"
-else
-  log "building the console (npm run build:console)"
-  npm run --silent build:console
-  printf '%s\n' "$console_want" >"$console_stamp"
-fi
+bash scripts/build-console.sh
 
 # ---------------------------------------------------------------- Browser for the console's tests
 # Debian's chromium (Playwright's own browser download cannot work here) and CJK and emoji fonts, so Chinese and the

@@ -3,6 +3,8 @@
  * serve` and `ragtime worker` (subprocesses, offline policy provider) on the local services, with samples/knowledge
  * ingested through `ragtime ingest`. Expected routes: docs/offline-policy.md on samples/knowledge (the questions of
  * `make demo`). Screenshots of each page go to .data/artifacts/console/ (git-ignored); docs/CONSOLE.md shows copies.
+ *
+ * @solo a browser, a worker and a server process under test: at full load the streamed answer's timing breaks.
  */
 import { spawnSync, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
@@ -85,9 +87,9 @@ async function signedIn(tenant: keyof typeof TOKENS): Promise<Page> {
 beforeAll(async () => {
   await assertServicesReachable();
   mkdirSync(ARTIFACTS, { recursive: true });
-  // The assets as the project builds them (scripts/setup.sh runs the same), so the test reads this checkout's code.
-  const build = spawnSync('npm', ['run', '--silent', 'build:console'], { cwd: REPO_ROOT, encoding: 'utf8' });
-  if (build.status !== 0) throw new Error(`npm run build:console failed:\n${build.stdout}\n${build.stderr}`);
+  // The assets as scripts/setup.sh builds them, rebuilt only when console/ changed, so the test reads this checkout's code.
+  const build = spawnSync('bash', ['scripts/build-console.sh'], { cwd: REPO_ROOT, encoding: 'utf8' });
+  if (build.status !== 0) throw new Error(`scripts/build-console.sh failed:\n${build.stdout}\n${build.stderr}`);
   ({ child: worker } = await startWorkerProcess(env));
   const ingest = spawnSync(process.execPath, [RAGTIME_BIN, 'ingest', 'samples/knowledge', '--json'], { cwd: REPO_ROOT, env, encoding: 'utf8', timeout: 90_000 });
   if (ingest.status !== 0) throw new Error(`ragtime ingest failed (${ingest.status}):\n${tail(ingest.stdout)}\n${tail(ingest.stderr)}`);

@@ -3,13 +3,16 @@
  * Temporal dev server, Milvus and embeddings server, and the scripted OpenAI-compatible model server of test/support
  * (the one fake: a paid remote API). After the kill another worker carries the run to its end; the test checks the
  * outcome is the fault-free one, what ran twice, and how long the recovery took (recorded in docs/OPERATIONS.md).
+ *
+ * @solo it kills workers and private services and bounds each recovery in time (RECOVERY_BOUND_MS).
  */
 import { randomUUID } from 'node:crypto';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Client, Connection } from '@temporalio/client';
+import { Client, type Connection } from '@temporalio/client';
+import { connectTemporal } from '../../client/temporal-connection';
 import { RagClient } from '../../client/rag-client';
 import { comparableOutcome as comparable } from '../support/outcomes';
 import { CountingEmbeddingProxy } from '../support/embedding-proxy';
@@ -58,7 +61,7 @@ beforeAll(async () => {
     GRADE_MODEL: 'chaos-grade',
   };
   offlineEnv = { ...serviceEnvironment({ collection: KB_COLLECTION, dataDir }), TEMPORAL_TASK_QUEUE: OFFLINE_QUEUE, MODEL_PROVIDER: 'offline' };
-  connection = await Connection.connect({ address: services.temporalAddress });
+  connection = await connectTemporal({ address: services.temporalAddress });
   // No codec keys in the workers' environment: payloads are plain, as this client reads them.
   rag = RagClient.fromClient(new Client({ connection }), TASK_QUEUE);
   offlineRag = RagClient.fromClient(new Client({ connection }), OFFLINE_QUEUE);

@@ -1,10 +1,11 @@
 /**
  * retrieve_documents when things break, and re-ingestion, on the real services (see retrieve-milvus.test.ts for the
  * set-up), for each parent store: embeddings unreachable (U11), a hybrid attempt that fails while dense recall works
- * (U12), Milvus stopped (U12's second half, with the shared server stopped once for a few seconds and started again
- * even when the test fails), a changed file ingested again, and bad files over a good version.
+ * (U12), Milvus stopped (U12's second half, on a private Milvus Lite stopped and started again on its port and data
+ * dir), a changed file ingested again, and bad files over a good version.
  */
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { createMilvusLeafStore } from '../../activities/adapters/milvus-leaf-store';
 import { collectionSchema, DENSE_INDEX, FIELD } from '../../activities/adapters/milvus/schema';
@@ -16,7 +17,8 @@ import { CountingEmbeddingProxy } from '../support/embedding-proxy';
 import { IndexType, MetricType, newMilvusClient } from '../support/milvus';
 import { PARENT_BACKENDS, RealKnowledgeBase, RUN_TAG } from '../support/real-knowledge-base';
 import { closedPort } from '../support/rerank-server';
-import { pollUntil, services, withServiceStopped } from '../support/services';
+import { startPrivateMilvus, type PrivateMilvus } from '../support/private-services';
+import { pollUntil, services } from '../support/services';
 
 const PANDA = shortDoc('zh-panda');
 const BREAD = shortDoc('en-sourdough');
@@ -143,12 +145,38 @@ describe('failures of the shared Milvus server and collection (once, not per par
       await client.dropCollection({ collection_name: collection }).finally(() => client.closeConnection());
     }
   });
+});
+
+/*
+ * A Milvus of the test's own, stopped and started again: stopping the shared server would fail every suite running
+ * beside this one (the shared jest tier, docs/TESTING.md).
+ */
+describe('a Milvus server stopped mid-run (once, both parent stores)', () => {
+  let milvusDir: string;
+  let milvus: PrivateMilvus;
+  const stopped: RealKnowledgeBase[] = [];
+  beforeAll(async () => {
+    milvusDir = mkdtempSync(path.join(tmpdir(), 'ragtime-milvus-stopped-'));
+    milvus = await startPrivateMilvus(milvusDir);
+    for (const backend of PARENT_BACKENDS) {
+      const kb = await RealKnowledgeBase.open(backend, 'stopped', { milvusAddress: milvus.address });
+      stopped.push(kb);
+      await kb.ingestFile(BREAD.file, BREAD.text);
+    }
+  }, 120_000);
+  afterAll(async () => {
+    for (const kb of stopped) await kb.close();
+    await milvus?.stop();
+    rmSync(milvusDir, { recursive: true, force: true });
+  });
 
   test('Milvus stopped → failed, retrieve_failed, every count 0 (both parent stores); hybrid again once it is back', async () => {
-    const retrievers = kbs.map((kb) => kb.build({ MILVUS_TIMEOUT: '5' }).retriever);
+    const retrievers = stopped.map((kb) => kb.build({ MILVUS_TIMEOUT: '5' }).retriever);
     for (const retriever of retrievers) expect((await retriever.retrieve(BREAD.query)).meta.retrieval_mode).toBe('hybrid');
 
-    const results = await withServiceStopped('milvus', () => Promise.all(retrievers.map((r) => r.retrieve(BREAD.query))));
+    await milvus.stop();
+    const results = await Promise.all(retrievers.map((r) => r.retrieve(BREAD.query)));
+    milvus = await startPrivateMilvus(milvusDir, { port: milvus.port });
     for (const result of results) {
       expect(result.docs).toEqual([]);
       expect(result.meta).toMatchObject({ retrieval_mode: 'failed', rerank_error: 'retrieve_failed', auto_merge_applied: false, retrieval_empty: true, ...ZERO_COUNTS });

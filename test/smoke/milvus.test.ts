@@ -8,6 +8,8 @@
  * Traps of Milvus Lite 3.2.x handled here (see docs/OPERATIONS.md): the pk is returned only when listed in
  * output_fields; int64 fields come back as strings; BM25 scores may be negative (rank by order); the SDK's
  * 10 s keepalive pings are raised (test/support/milvus.ts).
+ *
+ * @solo it restarts the shared Milvus Lite (scripts/services.sh restart milvus), which every other suite uses.
  */
 import { randomBytes } from 'node:crypto';
 import { DataType, FunctionType, IndexType, MetricType, type MilvusClient, newMilvusClient } from '../support/milvus';

