@@ -42,7 +42,7 @@ export function createCliContext(env: NodeJS.ProcessEnv, host: CliHost): CliCont
   // Read on first use, so that a configuration error is reported by the command that needs the configuration and
   // commands that do not (codec-keys generate, which may create the key file a bad setting names) still run.
   let parsed: RagConfig | undefined;
-  const configOf = (): RagConfig => (parsed ??= loadConfig({ ...env, RAGTIME_DATA_DIR: cliDataDir(env) }));
+  const configOf = (): RagConfig => (parsed ??= loadConfig(env, { defaultDataDir: cliDataDir(env) }));
   let connected: Promise<RagClient> | null = null;
   // OpenTelemetry for the commands that talk to Temporal (RAGTIME_OTEL_EXPORTER; off by default): client spans.
   let telemetry: Telemetry | null = null;
@@ -66,7 +66,10 @@ export function createCliContext(env: NodeJS.ProcessEnv, host: CliHost): CliCont
     host,
     kbOf: (flag) => checkedKb(flag) ?? configOf().milvus.collection,
     runKbOf: (flag) => checkedKb(flag) ?? (env.RAGTIME_KB?.trim() || env.MILVUS_COLLECTION?.trim() ? configOf().milvus.collection : undefined),
-    uiBaseUrl: (env.TEMPORAL_UI_URL ?? `http://127.0.0.1:${env.TEMPORAL_UI_PORT ?? '8233'}`).replace(/\/+$/, ''),
+    // TEMPORAL_UI_URL, else the local UI's port (environment > settings file > default: issue 33 §1).
+    get uiBaseUrl() {
+      return configOf().temporal.uiUrl;
+    },
     client,
     async clientWithWorker() {
       const rag = await client();

@@ -12,6 +12,7 @@ import { DEFAULT_SESSION_TURNS } from './schemas/conversation';
 import { DEFAULT_SPECULATION, SPECULATION_LEVELS, SpeculationLevel } from './schemas/speculation';
 import { AnswerCheckAction } from './schemas/answer';
 import { TlsSettings, readTlsSettings } from './tls-settings';
+import { LocalSettings, layerSettings, localAddress, parseSettingsFile, settingsFileOf, settingsUsed, type Recorded } from './settings/local-settings';
 
 type Env = Record<string, string | undefined>;
 
@@ -38,7 +39,7 @@ export const RagConfig = z.object({
    * `tls` (TEMPORAL_TLS*, mTLS with a client certificate) and `apiKey` (TEMPORAL_API_KEY, Temporal Cloud; it turns TLS
    * on) for secured clusters: every client and worker connects with them (runtime/temporal-connection.ts).
    */
-  temporal: z.object({ address: text, namespace: text, taskQueue: text, tls: TlsSettings.nullish(), apiKey: text.optional() }),
+  temporal: z.object({ address: text, namespace: text, taskQueue: text, tls: TlsSettings.nullish(), apiKey: text.optional(), uiUrl: text }),
   /**
    * `collection` is the default knowledge base (DESIGN §4b): RAGTIME_KB, else the spec's MILVUS_COLLECTION; runs and
    * ingestions may name others.
@@ -93,6 +94,11 @@ export const RagConfig = z.object({
   answerCheck: AnswerCheckAction,
   /** Conversations (issue 25 §1): SESSION_TURNS, how many earlier turns of a session the answer step sees (0–50). */
   conversation: z.object({ sessionTurns: z.number().int().min(0).max(50) }),
+  /**
+   * Issue 33 §1: the data dir's settings file (RAGTIME_DATA_DIR/settings.env, written by scripts/services.sh) and,
+   * for `ragtime doctor`, each setting used with where it came from (environment > settings file > default).
+   */
+  settings: LocalSettings,
 });
 export type RagConfig = z.infer<typeof RagConfig>;
 
@@ -109,6 +115,9 @@ export const ENV_DEFAULTS = {
   MILVUS_PORT: 19530, // spec §1
   MILVUS_COLLECTION: 'embeddings_collection', // spec §1
   TEMPORAL_ADDRESS: '127.0.0.1:7233',
+  // The local services' ports (scripts/env.sh): each address above is derived from its port when not set itself.
+  TEMPORAL_PORT: 7233,
+  EMBEDDINGS_PORT: 8765,
   TEMPORAL_NAMESPACE: 'default',
   TEMPORAL_TASK_QUEUE: 'ragtime',
   EMBEDDING_BASE_URL: 'http://127.0.0.1:8765/v1',
@@ -307,14 +316,33 @@ function apiCorsOrigins(source: Found | undefined, report: (message: string) => 
   return origins;
 }
 
-const configFromEnv = (files: ConfigFiles | undefined) => z
+/** The data dir's settings file as read for one parse: its path, whether it exists, and what it records. */
+type SettingsFileRead = { file: string; found: boolean; recorded: Recorded; problems: string[] };
+
+/** Reads RAGTIME_DATA_DIR/settings.env through `files` (none without them: a pure caller sees the environment only). */
+function readSettingsFile(env: Env, files: ConfigFiles | undefined, defaultDataDir: string): SettingsFileRead {
+  const dataDir = pythonStrip(env.RAGTIME_DATA_DIR ?? '') || defaultDataDir;
+  const file = settingsFileOf(dataDir);
+  if (files === undefined) return { file, found: false, recorded: {}, problems: [] };
+  let text: string | null;
+  try {
+    text = files.readText(file);
+  } catch (error) {
+    return { file, found: false, recorded: {}, problems: [`${file} cannot be read (${(error as { code?: string }).code ?? 'error'}): check its permissions, or remove it`] };
+  }
+  if (text === null) return { file, found: false, recorded: {}, problems: [] };
+  return { file, found: true, ...parseSettingsFile(text, file) };
+}
+
+const configFromEnv = (files: ConfigFiles | undefined, rawEnv: Env, settingsFile: SettingsFileRead, defaultDataDir: string) => z
   .record(z.string(), z.string().optional())
   .transform((env, ctx): z.input<typeof RagConfig> => {
     const report = (message: string) => ctx.addIssue({ code: 'custom', message });
+    settingsFile.problems.forEach(report);
     const read = readEnv(env, report);
     const D = ENV_DEFAULTS;
-    const dataDir = read.text('RAGTIME_DATA_DIR') ?? D.RAGTIME_DATA_DIR;
-    return {
+    const dataDir = read.text('RAGTIME_DATA_DIR') ?? defaultDataDir;
+    const config = {
       retrieval: {
         topK: read.lenient('RETRIEVAL_TOP_K', pythonInt, 1),
         candidateMultiplier: read.lenient('RETRIEVAL_CANDIDATE_MULTIPLIER', pythonInt, 1),
@@ -334,24 +362,31 @@ const configFromEnv = (files: ConfigFiles | undefined) => z
         minScore: read.lenient('RERANK_MIN_SCORE', pythonFloat),
       }),
       temporal: {
-        address: read.text('TEMPORAL_ADDRESS') ?? D.TEMPORAL_ADDRESS,
+        // TEMPORAL_PORT (scripts/env.sh's variable, or the settings file's) when TEMPORAL_ADDRESS is unset.
+        address: read.text('TEMPORAL_ADDRESS') ?? localAddress.temporal(read.strict(read.found('TEMPORAL_PORT'), D.TEMPORAL_PORT, PORT)),
         namespace: read.text('TEMPORAL_NAMESPACE') ?? D.TEMPORAL_NAMESPACE,
         taskQueue: read.text('TEMPORAL_TASK_QUEUE') ?? D.TEMPORAL_TASK_QUEUE,
         tls: readTlsSettings('TEMPORAL', read, files, report, read.found('TEMPORAL_API_KEY')?.name),
         apiKey: read.text('TEMPORAL_API_KEY'),
+        // The Temporal Web UI, for links to a run: TEMPORAL_UI_URL, else the local dev server's on TEMPORAL_UI_PORT.
+        // (A bad TEMPORAL_UI_PORT is reported once, by the codec server's settings, which read it too.)
+        uiUrl: (read.text('TEMPORAL_UI_URL') ?? localAddress.temporalUi(pythonInt(read.text('TEMPORAL_UI_PORT') ?? '') ?? OBSERVABILITY_DEFAULTS.TEMPORAL_UI_PORT)).replace(/\/+$/, ''),
       },
       milvus: {
         // The original's MILVUS_HOST and MILVUS_PORT matter (and are checked) only when MILVUS_ADDRESS is unset.
         address:
           read.text('MILVUS_ADDRESS') ??
-          `${read.text('MILVUS_HOST') ?? D.MILVUS_HOST}:${read.strict(read.found('MILVUS_PORT'), D.MILVUS_PORT, PORT)}`,
+          localAddress.milvus(read.strict(read.found('MILVUS_PORT'), D.MILVUS_PORT, PORT), read.text('MILVUS_HOST') ?? D.MILVUS_HOST),
         token: read.text('MILVUS_TOKEN'),
         tls: readTlsSettings('MILVUS', read, files, report),
         collection: defaultKb(read.found('RAGTIME_KB', 'MILVUS_COLLECTION'), report),
         timeoutSeconds: read.strict(read.verbatim('MILVUS_TIMEOUT'), D.MILVUS_TIMEOUT, POSITIVE_SECONDS, pythonFloat),
       },
       embeddings: {
-        baseUrl: read.url(read.found('EMBEDDING_BASE_URL'), D.EMBEDDING_BASE_URL),
+        // EMBEDDINGS_PORT (scripts/env.sh's variable, or the settings file's) when EMBEDDING_BASE_URL is unset.
+        baseUrl: read.found('EMBEDDING_BASE_URL')
+          ? read.url(read.found('EMBEDDING_BASE_URL'), D.EMBEDDING_BASE_URL)
+          : localAddress.embeddings(read.strict(read.found('EMBEDDINGS_PORT'), D.EMBEDDINGS_PORT, PORT)),
         model: read.text('EMBEDDING_MODEL') ?? D.EMBEDDING_MODEL,
         dim: read.strict(read.found('EMBEDDING_DIM', 'DENSE_EMBEDDING_DIM'), D.EMBEDDING_DIM, POSITIVE_INTEGER),
         msPerText: read.strict(read.found('EMBEDDING_MS_PER_TEXT'), D.EMBEDDING_MS_PER_TEXT, POSITIVE_MS, pythonFloat),
@@ -384,18 +419,39 @@ const configFromEnv = (files: ConfigFiles | undefined) => z
       answerCheck: answerCheckAction(read.found('ANSWER_CHECK_ACTION'), report),
       conversation: { sessionTurns: read.strict(read.found('SESSION_TURNS'), D.SESSION_TURNS, SESSION_TURN_COUNT) },
     };
+    const { file, found, recorded } = settingsFile;
+    const used = settingsUsed(rawEnv, recorded, {
+      temporalAddress: config.temporal.address,
+      temporalUiUrl: config.temporal.uiUrl,
+      taskQueue: config.temporal.taskQueue,
+      milvusAddress: config.milvus.address,
+      embeddingsBaseUrl: config.embeddings.baseUrl,
+      defaultKb: config.milvus.collection,
+      apiPort: config.api.port,
+      codecPort: config.codecServer.port,
+      dataDir,
+    });
+    return { ...config, settings: { file, found, recorded, used } };
   })
   .pipe(RagConfig);
+
+/** `defaultDataDir`: RAGTIME_DATA_DIR when the environment does not set it (the CLI's is the checkout's .data/). */
+export type ParseOptions = { defaultDataDir?: string };
 
 /**
  * Reads ragtime's configuration from environment variables (spec §1 defaults and parse rules).
  * Every invalid variable is reported at once in one RagError('INVALID_CONFIG'); secrets never appear in it.
- * `files` reads the codec key file (core/ does no I/O): without it, RAGTIME_CODEC_KEY_FILE is an error and the
- * data dir's default key file is not looked for. Processes use `loadConfig` (runtime/load-config.ts), which passes one.
+ * `files` reads the codec key file and the data dir's settings file (core/ does no I/O): without it,
+ * RAGTIME_CODEC_KEY_FILE is an error, and neither the data dir's default key file nor its settings.env is looked for.
+ * Processes use `loadConfig` (runtime/load-config.ts), which passes one. Precedence (issue 33 §1): the environment,
+ * then the settings file (core/settings/local-settings.ts), then the default; addresses follow the *_PORT variables.
  */
-export function parseConfig(env: Env, files?: ConfigFiles): RagConfig {
+export function parseConfig(env: Env, files?: ConfigFiles, options: ParseOptions = {}): RagConfig {
   // A plain copy: process.env is an exotic object that zod's record check refuses.
-  const result = configFromEnv(files).safeParse({ ...env });
+  const rawEnv = { ...env };
+  const defaultDataDir = options.defaultDataDir ?? ENV_DEFAULTS.RAGTIME_DATA_DIR;
+  const settingsFile = readSettingsFile(rawEnv, files, defaultDataDir);
+  const result = configFromEnv(files, rawEnv, settingsFile, defaultDataDir).safeParse(layerSettings(rawEnv, settingsFile.recorded));
   if (!result.success) throw new RagError('INVALID_CONFIG', describeZodError('invalid configuration', result.error));
   return result.data;
 }

@@ -89,7 +89,8 @@ export function readCodecServerSettings(read: Reader, report: Report): CodecServ
   });
   return {
     host: read.found('RAGTIME_CODEC_HOST')?.value ?? D.RAGTIME_CODEC_HOST,
-    port: port(read.found('RAGTIME_CODEC_PORT'), D.RAGTIME_CODEC_PORT, report),
+    // CODEC_PORT: scripts/env.sh's variable (or the settings file's), when RAGTIME_CODEC_PORT is unset.
+    port: port(read.found('RAGTIME_CODEC_PORT', 'CODEC_PORT'), D.RAGTIME_CODEC_PORT, report),
     allowedOrigins: origins ?? [`http://127.0.0.1:${uiPort}`, `http://localhost:${uiPort}`],
     tokens: hashes,
   };

@@ -21,7 +21,8 @@ import type { RagOutcome } from '../core/schemas/run-io';
 
 // One conversation per tour (issue 25 §1): a session's turns are its history, so a second tour must not read the
 // first one's turns. The stops are asked in order in it; the follow-up stop is read with the turn before it.
-const SESSION = `demo-${randomUUID().slice(0, 8)}`;
+// scripts/demo.sh names it (RAGTIME_DEMO_SESSION), so that it can make the console's tenant its owner afterwards.
+const SESSION = process.env.RAGTIME_DEMO_SESSION?.trim() || `demo-${randomUUID().slice(0, 8)}`;
 const KNOWLEDGE = repoPath('samples', 'knowledge');
 
 type Stop = {
@@ -83,7 +84,7 @@ const config = loadConfig(process.env);
 // The worker's provider, chosen as selectChatModels does: MODEL_PROVIDER, or openai when a key and both models are set.
 const { provider, apiKey, fastModel, gradeModel } = config.models;
 const offline = provider === 'offline' || (provider === 'auto' && !(apiKey && fastModel && gradeModel));
-const uiBase = `http://127.0.0.1:${process.env.TEMPORAL_UI_PORT ?? '8233'}`;
+const uiBase = config.temporal.uiUrl;
 const uiRun = (workflowId: string) => `${uiBase}/namespaces/${config.temporal.namespace}/workflows/${encodeURIComponent(workflowId)}`;
 const out = (line = '') => process.stdout.write(`${line}\n`);
 const field = (label: string, value: string) => out(`     ${label.padEnd(7)} ${value}`);
@@ -165,7 +166,7 @@ async function visit(rag: RagClient, stop: Stop, index: number): Promise<{ stop:
 function tryNext(visits: Array<{ stop: Stop; last: RagOutcome }>): void {
   const idOf = (key: string) => visits.find((v) => v.stop.key === key)?.last.workflowId ?? '<workflowId>';
   const waiting = visits.filter((v) => v.last.status === 'awaiting_input');
-  const defaults = config.temporal.address === '127.0.0.1:7233' && uiBase.endsWith(':8233');
+
   const lines: Array<[string, string]> = [
     ['npx ragtime ask "Nimbus C1 摄像头支持多大的存储卡？"', 'ask your own question, with live progress'],
     ['npx ragtime ask "怎么重置管理密码？"', 'on a terminal it asks you back: pick a product by number'],
@@ -173,14 +174,16 @@ function tryNext(visits: Array<{ stop: Stop; last: RagOutcome }>): void {
     [`npx ragtime trace ${idOf('complex')}`, 'route path, grades, retrieval meta and rounds of a run'],
     ['npx ragtime runs --status awaiting_input', 'runs waiting for a person (Temporal visibility)'],
     [`npx ragtime runs --session ${SESSION}`, "this tour's runs"],
-    [`npx ragtime search "保修期" --kb ${config.milvus.collection}`, 'one retrieval in-process, with its diagnostics'],
-    [`npx ragtime docs list --kb ${config.milvus.collection}`, 'the documents of the knowledge base (ragtime kb list: all of them)'],
+    ['npx ragtime search "保修期"', `one retrieval in-process, with its diagnostics (knowledge base ${config.milvus.collection})`],
+    ['npx ragtime docs list', 'the documents of the knowledge base (ragtime kb list: all of them)'],
+    ['npx ragtime doctor', 'the settings every command uses and where each came from, and a check of each service'],
     ['npx ragtime ingest <files or folders>', 'add your own documents (.md .txt .html .pdf .docx)'],
     ['npx ragtime --help', 'every command, and the exit codes'],
   ];
   out();
   out('Try next');
-  if (!defaults) out(`  (in another shell, first: export TEMPORAL_ADDRESS=${config.temporal.address} TEMPORAL_UI_PORT=${process.env.TEMPORAL_UI_PORT ?? '8233'})`);
+  // Another shell needs nothing exported: every ragtime command reads the ports and the knowledge base from the data
+  // dir's settings file (issue 33 §1).
   const width = Math.max(...lines.map(([command]) => displayWidth(command)));
   for (const [command, what] of lines) out(`  ${command}${' '.repeat(width - displayWidth(command))}  ${what}`);
   out(`  Temporal UI, this tour's runs: ${uiBase}/namespaces/${config.temporal.namespace}/workflows?query=${encodeURIComponent(`RagSessionId="${SESSION}"`)}`);

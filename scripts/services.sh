@@ -36,7 +36,7 @@
 #
 # Ports and addresses: scripts/env.sh. Data, logs and pid files: $RAGTIME_DATA_DIR (default .data/):
 #   .data/temporal/temporal.db   .data/milvus/   .data/postgres/   .data/logs/<service>.log   .data/run/<service>.pid
-#   (the worker's parent-chunk store: .data/ragtime.sqlite)
+#   (the worker's parent-chunk store: .data/ragtime.sqlite; the settings every process reads: .data/settings.env)
 set -euo pipefail
 
 # shellcheck source=scripts/env.sh
@@ -45,7 +45,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 DEFAULT_SERVICES=(temporal milvus embeddings)
 ALL_SERVICES=(temporal milvus embeddings postgres worker codec api)
 # `ragtime serve` (the HTTP API and the web console, docs/CONSOLE.md) as `make demo` runs it: one tenant, "demo".
-API_PORT="${RAGTIME_API_PORT:-8280}"
+API_PORT="$RAGTIME_API_PORT"
 START_TIMEOUT="${SERVICES_START_TIMEOUT:-90}"
 STOP_TIMEOUT="${SERVICES_STOP_TIMEOUT:-30}"
 RUN_DIR="$RAGTIME_DATA_DIR/run"
@@ -557,6 +557,30 @@ cmd_status() {
   return "$rc"
 }
 
+# The settings file (issue 33 §1; scripts/env.sh reads it, and so does every ragtime process through parseConfig):
+# the ports this data dir's services are started on, and the default knowledge base of the worker started here
+# (RAGTIME_KB, else MILVUS_COLLECTION, as the worker reads them; kept from the file when no worker is started or
+# neither is set). Written before anything starts, so a process started meanwhile reads where they will be.
+RECORDED_PORTS=(TEMPORAL_PORT TEMPORAL_UI_PORT MILVUS_PORT EMBEDDINGS_PORT POSTGRES_PORT CODEC_PORT RAGTIME_API_PORT)
+record_settings() {
+  local kb="" named name tmp
+  if [[ -f "$RAGTIME_SETTINGS_FILE" ]]; then kb="$(sed -n 's/^RAGTIME_KB=//p' "$RAGTIME_SETTINGS_FILE" | tail -n1)"; fi
+  if [[ " $* " == *" worker "* ]]; then
+    named="$(printf '%s' "${RAGTIME_KB:-}" | tr -d '[:space:]')"
+    [[ -n "$named" ]] || named="$(printf '%s' "${MILVUS_COLLECTION:-}" | tr -d '[:space:]')"
+    if [[ -n "$named" ]]; then kb="$named"; fi
+  fi
+  tmp="$RAGTIME_SETTINGS_FILE.$$"
+  {
+    printf '# Written by scripts/services.sh on %s: the ports the local services of this data dir are\n' "$(date -u +%FT%TZ)"
+    printf '# started on, and the default knowledge base of the worker started here. Every ragtime process of this\n'
+    printf '# checkout and scripts/env.sh read it; a variable set in the environment wins (docs/OPERATIONS.md).\n'
+    for name in "${RECORDED_PORTS[@]}"; do printf '%s=%s\n' "$name" "${!name}"; done
+    if [[ -n "$kb" ]]; then printf 'RAGTIME_KB=%s\n' "$kb"; fi
+  } >"$tmp"
+  mv -f -- "$tmp" "$RAGTIME_SETTINGS_FILE"
+}
+
 # `up` for main's lists: the others first, then the worker (and the API) once they all answer.
 up_in_order() {
   if [[ ${#others[@]} -gt 0 ]]; then cmd_up "${others[@]}" || return 1; fi
@@ -600,9 +624,9 @@ main() {
   fi
 
   case "$action" in
-    up) up_in_order ;;
+    up) record_settings "${services[@]}" && up_in_order ;;
     down) cmd_down "${worker[@]}" "${others[@]}" ;;
-    restart) cmd_down "${worker[@]}" "${others[@]}" && up_in_order ;;
+    restart) cmd_down "${worker[@]}" "${others[@]}" && record_settings "${services[@]}" && up_in_order ;;
     status) cmd_status "${services[@]}" ;;
     *) usage ;;
   esac

@@ -1,9 +1,11 @@
+import { hostname } from 'node:os';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
 import { createActivities } from '../activities';
 import { describePayloadEncryption, ragtimeDataConverter } from '../client/codec/data-converter';
 import { describeTelemetry, setupTelemetry } from '../runtime/telemetry/setup-telemetry';
 import type { RagConfig } from '../core/config';
 import { describeModelPlan } from '../core/schemas/model-call';
+import { workerKbSuffix } from '../core/settings/worker-identity';
 import { buildAdapters } from './build-adapters';
 import { telemetryWorkerOptions } from './telemetry';
 import { prepareWorkerMetrics } from './worker-metrics';
@@ -15,6 +17,9 @@ export type WorkerOptions = {
   /** SDK log level; the default keeps the worker quiet but for warnings (bundling, polling chatter). */
   sdkLogLevel?: LogLevel;
 };
+
+/** `<pid>@<host>/kb=<default knowledge base>`: no spaces, as the start-up line's `identity:` shows it. */
+export const workerIdentity = (config: RagConfig) => `${process.pid}@${hostname()}${workerKbSuffix(config.milvus.collection)}`;
 
 /**
  * Runs a ragtime worker until it is told to stop (SIGINT/SIGTERM): every workflow and activity, on the configured
@@ -40,6 +45,9 @@ export async function runWorker(config: RagConfig, options: WorkerOptions = {}):
         connection,
         namespace: config.temporal.namespace,
         taskQueue: config.temporal.taskQueue,
+        // The SDK's default identity (pid@host) plus the default knowledge base: Temporal lists it with the task
+        // queue's pollers, so `ragtime doctor` reads each live worker's default there (issue 33 §1).
+        identity: workerIdentity(config),
         workflowsPath: require.resolve('../workflows'),
         // Payload encryption: the codec runs at the worker's edge, outside the workflow sandbox.
         dataConverter: ragtimeDataConverter(config.codec),

@@ -1,5 +1,6 @@
 import type { DoctorCheck, DoctorReport } from '../../core/schemas/doctor';
 import { describeModelPlan } from '../../core/schemas/model-call';
+import type { LocalSettings } from '../../core/settings/local-settings';
 
 // 'embeddings', the longest kind, and a space.
 const KIND_WIDTH = 11;
@@ -16,8 +17,21 @@ function checkLines(check: DoctorCheck, targetWidth: number): string[] {
   return lines;
 }
 
+const NAME_WIDTH = 'EMBEDDING_BASE_URL'.length + 2;
+
+/** The settings used, one a line, with where each came from (issue 33 §1): environment, settings file or default. */
+function settingsLines(settings: LocalSettings): string[] {
+  const order = settings.found ? `environment > ${settings.file} > default` : `environment > default; no ${settings.file}`;
+  const valueWidth = Math.max(...settings.used.map((use) => use.value.length));
+  return [
+    `settings (${order})`,
+    ...settings.used.map((use) => `  ${use.name.padEnd(NAME_WIDTH)}${use.value.padEnd(valueWidth)}  ${use.source}${use.from === null ? '' : ` (${use.from})`}`),
+    '',
+  ];
+}
+
 /**
- * `ragtime doctor`: one line per check (ok or FAIL, what, where, what it found or the problem and its fix, how
+ * `ragtime doctor`: the settings it used and where each came from, then one line per check (ok or FAIL, what, where, what it found or the problem and its fix, how
  * long), each model's plan under it (the output mode and temperature its calls will use, and why), and a last
  * line that sums up.
  */
@@ -28,5 +42,6 @@ export function renderDoctor(report: DoctorReport): string {
     failed.length === 0
       ? `all ${report.checks.length} checks passed`
       : `${failed.length} of ${report.checks.length} checks failed (${[...new Set(failed.map((check) => check.kind))].join(', ')}): see the FAIL lines above`;
-  return [...report.checks.flatMap((check) => checkLines(check, targetWidth)), summary].join('\n');
+  const settings = report.settings ? settingsLines(report.settings) : [];
+  return [...settings, ...report.checks.flatMap((check) => checkLines(check, targetWidth)), summary].join('\n');
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LocalSettings } from '../settings/local-settings';
 import { ModelPlan } from './model-call';
 
 /*
@@ -24,8 +25,14 @@ export type DoctorCheck = z.infer<typeof DoctorCheck>;
 
 export const DoctorReport = z.object({
   ok: z.boolean(),
+  /** The settings the checks used, and where each came from: environment, settings file or default (issue 33 §1). */
+  settings: LocalSettings.optional(),
   checks: z.array(DoctorCheck),
 });
 export type DoctorReport = z.infer<typeof DoctorReport>;
 
-export const doctorReportOf = (checks: DoctorCheck[]): DoctorReport => ({ ok: checks.every((check) => check.ok), checks });
+export const doctorReportOf = (checks: DoctorCheck[], settings?: LocalSettings): DoctorReport => ({
+  ok: checks.every((check) => check.ok),
+  ...(settings ? { settings } : {}),
+  checks,
+});

@@ -11,7 +11,7 @@
 import { closedPort } from '../support/cli-run';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { DoctorReport } from '../../core/schemas/doctor';
@@ -29,6 +29,7 @@ const QUEUE = `e2e-doctor-${RUN}`;
 const API_KEY = `sk-e2e-doctor-${RUN}`;
 const RERANK_KEY = `rk-e2e-doctor-${RUN}`;
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'ragtime-e2e-doctor-'));
+const extraDirs: string[] = [];
 const offlineEnv: NodeJS.ProcessEnv = { ...serviceEnvironment({ collection: COLLECTION, dataDir }), TEMPORAL_TASK_QUEUE: QUEUE, MODEL_PROVIDER: 'offline' };
 
 type Run = { code: number | null; stdout: string; stderr: string };
@@ -79,7 +80,7 @@ afterAll(async () => {
   const milvus = newMilvusClient();
   await milvus.dropCollection({ collection_name: COLLECTION }).catch(() => undefined);
   await milvus.closeConnection();
-  rmSync(dataDir, { recursive: true, force: true });
+  for (const dir of [dataDir, ...extraDirs]) rmSync(dir, { recursive: true, force: true });
 });
 
 test('offline provider, every service up: a line per check, all ok, exit 0; --json is the same report', async () => {
@@ -94,6 +95,13 @@ test('offline provider, every service up: a line per check, all ok, exit 0; --js
   expect(lineOf(text.stdout, 'rerank')).toContain('off: RERANK_MODEL, RERANK_BINDING_HOST, RERANK_API_KEY are not set');
   expect(lineOf(text.stdout, 'model')).toMatch(/^ok {3}model {6}offline-policy v2 +the offline policy provider calls no model \(MODEL_PROVIDER=offline; docs\/offline-policy\.md\) \(\d+ ms\)$/);
   expect(text.stdout.trim().split('\n').at(-1)).toBe('all 7 checks passed');
+  // The settings it used, and where each came from (issue 33 §1): here all from the environment but the defaults.
+  expect(text.stdout.split('\n').slice(0, 3)).toEqual([
+    `settings (environment > default; no ${dataDir}/settings.env)`,
+    expect.stringMatching(new RegExp(`^  TEMPORAL_ADDRESS +${services.temporalAddress} +environment \\(TEMPORAL_ADDRESS=${services.temporalAddress}\\)$`)),
+    expect.stringMatching(new RegExp(`^  TEMPORAL_TASK_QUEUE +${QUEUE} +environment \\(TEMPORAL_TASK_QUEUE=${QUEUE}\\)$`)),
+  ]);
+  expect(text.stdout).toMatch(new RegExp(`^  RAGTIME_KB +${COLLECTION} +environment \\(MILVUS_COLLECTION=${COLLECTION}\\)$`, 'm'));
 
   expect(json.code).toBe(0);
   expect(json.report.ok).toBe(true);
@@ -114,6 +122,46 @@ test('Milvus on a closed port: a FAIL line naming Milvus, the address and the fi
   expect(json.code).toBe(4);
   expect(json.report.ok).toBe(false);
   expect(json.report.checks.filter((check) => !check.ok).map((check) => check.kind)).toEqual(['milvus']);
+});
+
+describe('the data dir\'s settings file (issue 33 §1)', () => {
+  /** A data dir of its own holding a settings file, as scripts/services.sh writes one. */
+  const dataDirWith = (settings: string) => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'ragtime-e2e-doctor-settings-'));
+    writeFileSync(path.join(dir, 'settings.env'), settings);
+    extraDirs.push(dir);
+    return dir;
+  };
+  const milvusPort = () => services.milvusAddress.split(':').at(-1) as string;
+
+  test('the services were started on other ports than this shell reaches: the sources are printed, those checks FAIL, exit 4', async () => {
+    // Temporal and the embeddings server of this data dir "were started" on a port where nothing listens; the shell
+    // reaches the suite's (another checkout's services, as in the issue). Milvus is where the file says.
+    const [temporalPort, embeddingsPort] = [await closedPort(), await closedPort()];
+    const dir = dataDirWith(`TEMPORAL_PORT=${temporalPort}\nMILVUS_PORT=${milvusPort()}\nEMBEDDINGS_PORT=${embeddingsPort}\n`);
+    const text = await doctor([], { ...offlineEnv, RAGTIME_DATA_DIR: dir });
+    expect(text.code).toBe(4);
+    expect(text.stdout.split('\n')[0]).toBe(`settings (environment > ${dir}/settings.env > default)`);
+    expect(lineOf(text.stdout, 'temporal')).toMatch(
+      new RegExp(`^FAIL temporal +${services.temporalAddress} +namespace default, but this shell uses ${services.temporalAddress} \\(environment, TEMPORAL_ADDRESS=${services.temporalAddress}\\) and the local services of this data dir were started on 127\\.0\\.0\\.1:${temporalPort} \\(${dir}/settings\\.env\\): unset TEMPORAL_ADDRESS, TEMPORAL_PORT to use them`),
+    );
+    expect(lineOf(text.stdout, 'embeddings')).toContain(`were started on http://127.0.0.1:${embeddingsPort}/v1 (${dir}/settings.env)`);
+    expect(lineOf(text.stdout, 'milvus')).toMatch(/^ok /);
+    expect(text.stdout.trim().split('\n').at(-1)).toBe('2 of 7 checks failed (temporal, embeddings): see the FAIL lines above');
+  });
+
+  test('this shell\'s default knowledge base (from the settings file) is not the worker\'s: the worker check FAILs, exit 4', async () => {
+    const shellKb = `e2e_doctor_shell_${RUN}`;
+    const dir = dataDirWith(`RAGTIME_KB=${shellKb}\n`);
+    const { MILVUS_COLLECTION: _kb, ...env } = offlineEnv;
+    const text = await doctor([], { ...env, RAGTIME_DATA_DIR: dir });
+    expect(text.code).toBe(4);
+    expect(text.stdout).toMatch(new RegExp(`^  RAGTIME_KB +${shellKb} +settings file \\(RAGTIME_KB=${shellKb}\\)$`, 'm'));
+    expect(lineOf(text.stdout, 'worker')).toMatch(
+      new RegExp(`^FAIL worker +task queue ${QUEUE} +a worker's default knowledge base is ${COLLECTION} \\(\\d+@\\S+/kb=${COLLECTION}\\), this shell's is ${shellKb} \\(settings file, RAGTIME_KB=${shellKb}\\): ask would read ${COLLECTION}, search and docs ${shellKb}; export RAGTIME_KB=${COLLECTION} here`),
+    );
+    expect(text.stdout.trim().split('\n').at(-1)).toBe('1 of 7 checks failed (worker): see the FAIL lines above');
+  });
 });
 
 describe('MODEL_PROVIDER=openai on the scripted server, rerank on the loopback reranker', () => {

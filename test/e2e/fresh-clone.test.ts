@@ -5,11 +5,8 @@
  * nothing ran the command to notice; here `npx ragtime services status` must find the clone's own script. The CLI's
  * default data dir was ./.data of wherever it ran; here a command run in a subfolder must use the clone's .data/.
  *
- * The copy: the files `git ls-files -co --exclude-standard` lists (tracked, and untracked but not ignored), copied
- * with their modes, rather than a `git clone`: a clone holds only what is committed, and the copy is what a commit
- * of this working tree would hold, so uncommitted work is tested too; what is ignored (.data/, node_modules/,
- * .venv/, console/dist/) is left out, as a clone leaves it out. A tracked file deleted in the working tree is left
- * out as well. node_modules/ and .venv/ are symlinks to this checkout's: a fresh clone gets them from `make setup`
+ * The copy: test/support/working-tree-copy.ts (what a commit of this working tree would hold). node_modules/ and
+ * .venv/ are symlinks to this checkout's: a fresh clone gets them from `make setup`
  * (npm ci, pip), which takes minutes, too long for a test, and would install the same pinned versions.
  *
  * `services status` needs the services up (`make test` starts them; `make up` otherwise): when they are not, the
@@ -17,38 +14,17 @@
  * they were started with (RAGTIME_DATA_DIR, test/support/services.ts): a fresh clone that ran `make demo` would have
  * its own in its .data/.
  */
-import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { REPO_ROOT, servicesScriptEnvironment } from '../support/services';
-import { assertServicesReachable, tail } from '../support/worker-process';
+import { copyWorkingTree, run, shown, type Run } from '../support/working-tree-copy';
+import { assertServicesReachable } from '../support/worker-process';
 
 jest.setTimeout(60_000);
 
 const work = mkdtempSync(path.join(os.tmpdir(), 'ragtime-fresh-clone-'));
 const CLONE = path.join(work, 'ragtime');
-
-type Run = { code: number | null; stdout: string; stderr: string };
-
-/** Runs a command and resolves when it exits (killed after `timeoutMs`). */
-function run(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeoutMs?: number }): Promise<Run> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env ?? process.env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 30_000);
-    child.once('error', reject);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
-
-const shown = (what: string, result: Run) => `${what} exited ${result.code}:\n${tail(result.stdout)}\n${tail(result.stderr)}`;
 
 /**
  * The environment of a command in the clone. Without npm's own variables: `npx jest` exports
@@ -65,31 +41,6 @@ const cloneEnv: NodeJS.ProcessEnv = {
 };
 
 const npxRagtime = (args: string[]) => run('npx', ['ragtime', ...args], { cwd: CLONE, env: cloneEnv });
-
-/** Copies the files a commit of this working tree would hold into `to`, with their modes (see the top comment). */
-async function copyWorkingTree(to: string): Promise<number> {
-  const listed = await run('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: REPO_ROOT });
-  if (listed.code !== 0) throw new Error(shown('git ls-files', listed));
-  const files = [...new Set(listed.stdout.split('\0').filter((file) => file !== ''))];
-  let copied = 0;
-  for (const file of files) {
-    const from = path.join(REPO_ROOT, file);
-    if (!existsSync(from) && !isSymlink(from)) continue; // deleted in the working tree
-    mkdirSync(path.dirname(path.join(to, file)), { recursive: true });
-    if (isSymlink(from)) symlinkSync(readlinkSync(from), path.join(to, file));
-    else copyFileSync(from, path.join(to, file)); // keeps the mode: scripts/*.sh stay executable
-    copied += 1;
-  }
-  return copied;
-}
-
-function isSymlink(file: string): boolean {
-  try {
-    return lstatSync(file).isSymbolicLink();
-  } catch {
-    return false;
-  }
-}
 
 /** The `Commands:` section of a commander help text: each command's name, without `help`. */
 function commandsOf(help: string): string[] {

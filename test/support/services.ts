@@ -9,6 +9,7 @@ import { execFile } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import * as net from 'node:net';
 import * as path from 'node:path';
+import { localAddress } from '../../core/settings/local-settings';
 
 export interface ServiceAddresses {
   /** Temporal frontend gRPC, host:port. */
@@ -36,6 +37,11 @@ function nonEmpty(value: string | undefined): string | undefined {
   return value !== undefined && value.trim() !== '' ? value.trim() : undefined;
 }
 
+const fromPort = (port: string | undefined, address: (port: string) => string) => {
+  const set = nonEmpty(port);
+  return set === undefined ? undefined : address(set);
+};
+
 export function readServiceAddresses(env: NodeJS.ProcessEnv = process.env): ServiceAddresses {
   const dimText = nonEmpty(env.EMBEDDING_DIM);
   const embeddingDim = dimText === undefined ? DEFAULT_SERVICE_ADDRESSES.embeddingDim : Number(dimText);
@@ -43,9 +49,10 @@ export function readServiceAddresses(env: NodeJS.ProcessEnv = process.env): Serv
     throw new Error(`EMBEDDING_DIM must be a positive integer, got ${JSON.stringify(dimText)}`);
   }
   return {
-    temporalAddress: nonEmpty(env.TEMPORAL_ADDRESS) ?? DEFAULT_SERVICE_ADDRESSES.temporalAddress,
-    milvusAddress: nonEmpty(env.MILVUS_ADDRESS) ?? DEFAULT_SERVICE_ADDRESSES.milvusAddress,
-    embeddingBaseUrl: (nonEmpty(env.EMBEDDING_BASE_URL) ?? DEFAULT_SERVICE_ADDRESSES.embeddingBaseUrl).replace(/\/+$/, ''),
+    // From the *_PORT variables when the address itself is unset, as scripts/env.sh and parseConfig derive them.
+    temporalAddress: nonEmpty(env.TEMPORAL_ADDRESS) ?? fromPort(env.TEMPORAL_PORT, localAddress.temporal) ?? DEFAULT_SERVICE_ADDRESSES.temporalAddress,
+    milvusAddress: nonEmpty(env.MILVUS_ADDRESS) ?? fromPort(env.MILVUS_PORT, (port) => localAddress.milvus(port)) ?? DEFAULT_SERVICE_ADDRESSES.milvusAddress,
+    embeddingBaseUrl: (nonEmpty(env.EMBEDDING_BASE_URL) ?? fromPort(env.EMBEDDINGS_PORT, localAddress.embeddings) ?? DEFAULT_SERVICE_ADDRESSES.embeddingBaseUrl).replace(/\/+$/, ''),
     embeddingModel: nonEmpty(env.EMBEDDING_MODEL) ?? DEFAULT_SERVICE_ADDRESSES.embeddingModel,
     embeddingDim,
     testDatabaseUrl:

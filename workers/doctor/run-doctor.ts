@@ -7,6 +7,7 @@ import { milvusCheck } from './milvus-check';
 import { modelChecks, type ModelCheckTimes } from './model-checks';
 import { rerankCheck } from './rerank-check';
 import { scrubSecrets, secretsOf } from './scrub-secrets';
+import { describeSettingSource, settingUse, withSettingsMismatches } from './settings-checks';
 import { temporalCheck, workerCheck } from './temporal-checks';
 
 export type DoctorTimes = ModelCheckTimes & {
@@ -31,13 +32,14 @@ export async function runDoctor(config: RagConfig, times: DoctorTimes = DOCTOR_T
   const timeout = times.serviceTimeoutMs;
   const services = [
     temporalCheck(config.temporal, timeout),
-    workerCheck(config.temporal, timeout),
+    workerCheck(config.temporal, timeout, { kb: config.milvus.collection, source: describeSettingSource(settingUse(config, 'RAGTIME_KB')) }),
     milvusCheck(config.milvus, timeout),
     embeddingsCheck(config.embeddings, timeout),
     databaseCheck(config.database, timeout),
     rerankCheck(config.rerank, timeout),
   ];
   const [serviceChecks, models] = await Promise.all([Promise.all(services.map(runCheck)), modelChecks(config, times)]);
-  const checks: DoctorCheck[] = [...serviceChecks, ...models];
-  return doctorReportOf(scrubSecrets(checks, secretsOf(config)));
+  const checks: DoctorCheck[] = [...withSettingsMismatches(serviceChecks, config), ...models];
+  // With the settings used and where each came from (issue 33 §1), printed before the checks.
+  return scrubSecrets(doctorReportOf(checks, config.settings), secretsOf(config));
 }

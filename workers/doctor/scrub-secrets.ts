@@ -1,5 +1,4 @@
 import type { RagConfig } from '../../core/config';
-import type { DoctorCheck } from '../../core/schemas/doctor';
 
 // Shorter values would mask ordinary words; no real key or password is this short.
 const MIN_SECRET_LENGTH = 6;
@@ -37,9 +36,10 @@ const mask = (text: string, secrets: readonly string[]) => secrets.reduce((maske
  * The last guard before a report leaves the process: each check names its target without credentials already, but
  * a server's error text may echo one (a URL, a key in a message), so every configured secret is masked everywhere.
  */
-export function scrubSecrets(checks: DoctorCheck[], secrets: readonly string[]): DoctorCheck[] {
-  if (secrets.length === 0) return checks;
-  // Masked in the JSON text, so the plan's strings are covered too; a secret is matched as JSON escapes it.
+export function scrubSecrets<T>(value: T, secrets: readonly string[]): T {
+  if (secrets.length === 0) return value;
+  // Masked in the JSON text, so nested strings (a model's plan, a setting's value) are covered too; a secret is
+  // matched as JSON escapes it.
   const escaped = secrets.map((secret) => JSON.stringify(secret).slice(1, -1));
-  return checks.map((check) => JSON.parse(mask(JSON.stringify(check), escaped)) as DoctorCheck);
+  return JSON.parse(mask(JSON.stringify(value), escaped)) as T;
 }

@@ -3,6 +3,7 @@ import { connectTemporal } from '../../client/temporal-connection';
 import { temporal } from '@temporalio/proto';
 import type { RagConfig } from '../../core/config';
 import { describeTemporalSecurity, explainConnectFailure, temporalConnectionOptions } from '../../runtime/temporal-connection';
+import { workerKbOf } from '../../core/settings/worker-identity';
 import type { CheckSpec } from './check-runner';
 import { isUnreachable, oneLine, reasonOf, startHint } from './failure-text';
 import { tcpConnect } from './tcp-connect';
@@ -60,7 +61,7 @@ export function temporalCheck(settings: TemporalSettings, timeoutMs: number): Ch
  * A worker polls the task queue (as client/worker-check.ts asks before a run starts): Temporal lists the pollers it
  * saw in the last few minutes, so a worker stopped a moment ago still counts; an empty list is certain.
  */
-export function workerCheck(settings: TemporalSettings, timeoutMs: number): CheckSpec {
+export function workerCheck(settings: TemporalSettings, timeoutMs: number, shell: { kb: string; source: string }): CheckSpec {
   const where = `task queue ${settings.taskQueue}`;
   return {
     kind: 'worker',
@@ -81,6 +82,16 @@ export function workerCheck(settings: TemporalSettings, timeoutMs: number): Chec
           };
         }
         const shown = identities.slice(0, 3).join(', ') + (identities.length > 3 ? ', …' : '');
+        // Issue 33 §1: `ask` without --kb reads the worker's default, `search` and `docs` this shell's; they must agree.
+        const other = identities.map(workerKbOf).find((kb) => kb !== null && kb !== shell.kb);
+        if (other !== undefined && other !== null) {
+          return {
+            ok: false,
+            detail:
+              `a worker's default knowledge base is ${other} (${shown}), this shell's is ${shell.kb} (${shell.source}): ask would read ${other}, ` +
+              `search and docs ${shell.kb}; export RAGTIME_KB=${other} here, or restart the worker with this shell's settings (\`scripts/services.sh restart worker\`)`,
+          };
+        }
         return { detail: `${identities.length} worker${identities.length === 1 ? '' : 's'} polling (${shown})` };
       }),
     failure: (error) =>

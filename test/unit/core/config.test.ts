@@ -19,7 +19,7 @@ describe('parseConfig defaults (spec §1, DESIGN.md §6)', () => {
       retrieval: { topK: 8, candidateMultiplier: 3, candidateKRaw: '', leafRetrieveLevel: 3 },
       autoMerge: { enabled: true, threshold: 2 },
       rerank: { enabled: false, model: null, endpoint: '', apiKey: null, timeoutSeconds: 5, minScore: 0 },
-      temporal: { address: '127.0.0.1:7233', namespace: 'default', taskQueue: 'ragtime', tls: null, apiKey: undefined },
+      temporal: { address: '127.0.0.1:7233', namespace: 'default', taskQueue: 'ragtime', tls: null, apiKey: undefined, uiUrl: 'http://127.0.0.1:8233' },
       milvus: { address: '127.0.0.1:19530', token: undefined, tls: null, collection: 'embeddings_collection', timeoutSeconds: 30 },
       embeddings: { baseUrl: 'http://127.0.0.1:8765/v1', model: 'multilingual-e5-small-q4', dim: 384, msPerText: ENV_DEFAULTS.EMBEDDING_MS_PER_TEXT, concurrency: 1 },
       models: {
@@ -48,6 +48,8 @@ describe('parseConfig defaults (spec §1, DESIGN.md §6)', () => {
       answerCheck: 'warn',
       // SESSION_TURNS: test/unit/core/conversation-turns.test.ts.
       conversation: { sessionTurns: 6 },
+      // The settings file and where each setting came from: test/unit/core/local-settings.test.ts.
+      settings: { file: '.data/settings.env', found: false, recorded: {}, used: expect.any(Array) },
     });
   });
 
@@ -192,7 +194,7 @@ describe("ragtime's services (DESIGN.md §6)", () => {
       EMBEDDING_MODEL: '  ',
       DATABASE_URL: 'postgresql://u:p@127.0.0.1/rag',
     });
-    expect(config.temporal).toStrictEqual({ address: 'temporal:7233', namespace: 'default', taskQueue: 'rag-q', tls: null, apiKey: undefined });
+    expect(config.temporal).toStrictEqual({ address: 'temporal:7233', namespace: 'default', taskQueue: 'rag-q', tls: null, apiKey: undefined, uiUrl: 'http://127.0.0.1:8233' });
     expect(config.milvus).toMatchObject({ collection: 'kb', token: 'root:Milvus' });
     expect(config.embeddings.model).toBe(ENV_DEFAULTS.EMBEDDING_MODEL);
     expect(config.database.url).toBe('postgresql://u:p@127.0.0.1/rag');
