@@ -31,6 +31,7 @@ export function projectOutcome(outcome: RagOutcome, elicited = 0): RunResult {
   const waiting = outcome.status === 'awaiting_input' && outcome.hitl !== null;
   return {
     run_id: outcome.workflowId,
+    session_id: outcome.sessionId,
     status: outcome.status,
     kb: outcome.kb,
     route: outcome.route,

@@ -164,8 +164,15 @@ describe('offline policy provider: one run per route (exit 0 completed, 3 awaiti
     expect(json.rag_trace).toMatchObject({ rewrite_method: 'step_back', evidence_reason: 'offline: the evidence never names "mesh"' });
   });
 
-  test('clarify: one HITL round through ask --json and answer --json', async () => {
-    const asked = await ask('这款产品的价格是多少？', undefined, firstTurnSession('clarify'));
+  test('clarify: one HITL round through ask --json and answer --json; ask without --session is a conversation of its own', async () => {
+    // Issue 33 §2: two questions without --session are two conversations. Before, both joined the session "cli", and
+    // "这款产品" was read as the Aurora X2 of the question before it (answered, not asked back).
+    const before = await ragtimeJson<RagOutcome>(['ask', 'Aurora X2 路由器的保修期是多久？']);
+    const asked = await ragtimeJson<RagOutcome>(['ask', '这款产品的价格是多少？']);
+    expect(before.json.sessionId).toMatch(/^ask-[0-9a-f]{12}$/);
+    expect(asked.json.sessionId).toMatch(/^ask-[0-9a-f]{12}$/);
+    expect(asked.json.sessionId).not.toBe(before.json.sessionId);
+    expect(asked.json.conversation).toMatchObject({ turnsBefore: 0 });
     expect(asked.code).toBe(3);
     expect(asked.json).toMatchObject({ status: 'awaiting_input', route: 'clarify', hitl: { round: 1, options: [] } });
     expect(asked.json.hitl?.prompt).toContain('产品型号');

@@ -129,6 +129,14 @@ test('ask_knowledge answers with citations and bounded evidence, reporting progr
   // the text they carry is the recorded answer's.
   const messages = progress.map((p) => p.message ?? '');
   expect(messages.some((message) => message.startsWith('✎📚 [1] Aurora X2 路由器.md'))).toBe(true);
+  // Issue 33 §3: in the order the run made them — the steps up to the answer's, then its sources and text, the end
+  // last. (Before, the answer's notifications came first and the steps after them.)
+  const answerStep = messages.findIndex((message) => message.includes('正在生成回答'));
+  expect(answerStep).toBeGreaterThan(messages.findIndex((message) => message.includes('正在评估证据质量')));
+  expect(answerStep).toBeLessThan(messages.findIndex((message) => message.startsWith('✎📚')));
+  expect(messages.at(-1)).toMatch(/^✎✔/);
+  // Issue 33 §2: a call that names no session is a conversation of its own, named in the result.
+  expect(result.session_id).toMatch(/^mcp-[0-9a-f]{12}$/);
   const end = messages.filter((message) => message.startsWith('✎✔'));
   expect(end).toEqual([expect.stringMatching(/^✎✔ verified/)]);
   // What was streamed is the record, or the end says it is not (a best-effort channel: the result is the record).
@@ -152,6 +160,8 @@ test('ask_knowledge answers with citations and bounded evidence, reporting progr
 test('scope_select without elicitation: the prompt, options and run id come back; answer_clarification completes it', async () => {
   const asked = await call<RunResult>(plain, 'ask_knowledge', { question: SCOPED });
   expect(asked).toMatchObject({ status: 'awaiting_input', route: 'scope_select', answer: null, elicited_answers: 0 });
+  // Another call without a session: another conversation (issue 33 §2; before, every such call joined "mcp").
+  expect(asked.session_id).toMatch(/^mcp-[0-9a-f]{12}$/);
   const options = asked.clarification?.options ?? [];
   expect(options).toContain('Nimbus C1 摄像头');
   expect(asked.clarification?.how_to_answer).toContain(asked.run_id);
