@@ -1,3 +1,4 @@
+import { CITATION_CHECK_LABEL } from '../../core/answer/citation-check-text';
 import type { RagStep } from '../../core/progress/rag-step';
 import type { AnswerStreamMessage } from '../../core/schemas/answer-stream';
 
@@ -19,6 +20,6 @@ export function answerMessage(message: AnswerStreamMessage): string {
     case 'discard':
       return `✎⌫ ${message.reason}`;
     case 'final':
-      return `✎✔ ${message.verification}${message.replaced ? ' (the result holds the recorded answer, which differs from the text streamed)' : ''}`;
+      return `✎✔ ${CITATION_CHECK_LABEL[message.verification]}${message.replaced ? ' (the result holds the recorded answer, which differs from the text streamed)' : ''}`;
   }
 }

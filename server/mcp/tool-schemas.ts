@@ -69,7 +69,16 @@ export const RunResult = z.object({
   kb: z.string().nullable(),
   route: z.string().nullable(),
   retrieval_status: z.string().nullable(),
-  answer: z.object({ text: z.string(), citations: z.array(Citation) }).nullable(),
+  answer: z
+    .object({
+      text: z.string(),
+      citations: z.array(Citation),
+      /** "citations verified": every quote matches its source — not a judgement that the answer is right (issue 33 §6). */
+      citation_check: z.string(),
+      /** The evidence grader's confidence (0–1), null when the run has no grade. */
+      grade_confidence: z.number().nullable(),
+    })
+    .nullable(),
   /** Why there is no answer (e.g. "route_not_answer" for no_knowledge), null when there is one. */
   answer_null_reason: z.string().nullable(),
   evidence: z.array(Evidence).max(MCP_MAX_EVIDENCE),

@@ -125,6 +125,8 @@ test('ask_knowledge answers with citations and bounded evidence, reporting progr
   expect(progress.every((p) => typeof p.message === 'string' && p.message.length > 0)).toBe(true);
   expect(result).toMatchObject({ status: 'completed', route: 'answer', retrieval_status: 'answerable', clarification: null, error: null, degraded: null });
   expect(result.answer?.text).toContain('2 年保修');
+  // Issue 33 §6: what the check means, and the grade's confidence beside it.
+  expect(result.answer).toMatchObject({ citation_check: 'citations verified', grade_confidence: expect.any(Number) });
   // Issue 25 §2: the same notifications carry the answer as it was written — its sources, its text, then the end;
   // the text they carry is the recorded answer's.
   const messages = progress.map((p) => p.message ?? '');
@@ -138,11 +140,11 @@ test('ask_knowledge answers with citations and bounded evidence, reporting progr
   // Issue 33 §2: a call that names no session is a conversation of its own, named in the result.
   expect(result.session_id).toMatch(/^mcp-[0-9a-f]{12}$/);
   const end = messages.filter((message) => message.startsWith('✎✔'));
-  expect(end).toEqual([expect.stringMatching(/^✎✔ verified/)]);
+  expect(end).toEqual([expect.stringMatching(/^✎✔ citations verified/)]);
   // What was streamed is the record, or the end says it is not (a best-effort channel: the result is the record).
   const lastDiscard = messages.map((message) => message.startsWith('✎⌫')).lastIndexOf(true);
   const streamed = messages.slice(lastDiscard + 1).filter((message) => message.startsWith('✎ ')).map((message) => message.slice(2)).join('');
-  if (end[0] === '✎✔ verified') expect(streamed).toBe(result.answer?.text);
+  if (end[0] === '✎✔ citations verified') expect(streamed).toBe(result.answer?.text);
   expect(result.answer?.citations[0]).toMatchObject({ source: 'Aurora X2 路由器.md' });
   expect(result.evidence[0]?.source).toBe('Aurora X2 路由器.md');
   expect(result.evidence.length).toBeLessThanOrEqual(8);
