@@ -24,7 +24,8 @@ export type KnowledgeAdmin = {
 
 /** What `ragtime mcp` gives the MCP server: defaults for runs, the worker check and the retrieval of search_knowledge. */
 export type McpStdioOptions = {
-  defaultSession: string;
+  /** The session of runs whose tool call names none; absent: each such run is a conversation of its own. */
+  defaultSession?: string;
   kbOf(requested: string | undefined): string | undefined;
   workerCheck(): Promise<void>;
   search?(query: string, kb: string | undefined): Promise<{ kb: string; result: RetrievalResult }>;

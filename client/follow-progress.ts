@@ -4,11 +4,30 @@ import type { RagStep } from '../core/progress/rag-step';
 const stepKey = (step: RagStep): string => JSON.stringify([step.group ?? '', step.icon, step.label, step.detail, step.elapsed_ms]);
 
 /**
- * Polls a run's progress (spec §4.13) while `pending` is unsettled and hands each step not seen yet to `onStep`.
- * Steps are matched by content, not position: while sub-questions run, their live steps follow the parent's, and
- * once they finish the parent lists them itself in its own order. Pass the same `seen` set to a later call (the
- * next round after an answer) to carry on where this one stopped. Errors while polling (the run may not exist for
- * its first milliseconds) and from `onStep` are ignored: the outcome decides success.
+ * One read of a run's progress: hands each step not in `seen` to `onStep` (and adds it). Steps are matched by
+ * content, not position: while sub-questions run, their live steps follow the parent's, and once they finish the
+ * parent lists them itself in its own order. Errors while polling (the run may not exist for its first
+ * milliseconds) and from `onStep` are ignored: the outcome decides success.
+ */
+export function stepFlusher(
+  poll: () => Promise<RagStep[]>,
+  onStep: (step: RagStep, count: number) => void | Promise<void>,
+  seen = new Set<string>(),
+): () => Promise<void> {
+  return async () => {
+    for (const step of await poll().catch(() => [] as RagStep[])) {
+      const key = stepKey(step);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      await Promise.resolve(onStep(step, seen.size)).catch(() => undefined);
+    }
+  };
+}
+
+/**
+ * Polls a run's progress (spec §4.13) while `pending` is unsettled and hands each step not seen yet to `onStep`
+ * (stepFlusher). Pass the same `seen` set to a later call (the next round after an answer) to carry on where this
+ * one stopped. For a run's steps together with its streaming answer, in order, use followRun (client/follow-run.ts).
  */
 export async function followProgress<T>(
   pending: Promise<T>,
@@ -17,14 +36,7 @@ export async function followProgress<T>(
   { intervalMs = 250, seen = new Set<string>() }: { intervalMs?: number; seen?: Set<string> } = {},
 ): Promise<T> {
   let done = false;
-  const flush = async () => {
-    for (const step of await poll().catch(() => [] as RagStep[])) {
-      const key = stepKey(step);
-      if (seen.has(key)) continue;
-      seen.add(key);
-      await Promise.resolve(onStep(step, seen.size)).catch(() => undefined);
-    }
-  };
+  const flush = stepFlusher(poll, onStep, seen);
   const loop = (async () => {
     while (!done) {
       await flush();

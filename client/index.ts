@@ -32,7 +32,7 @@
  * const rag = await RagClient.connect({ address: '127.0.0.1:7233' });
  * const outcome = await rag.ask('怎么重置管理密码？', { sessionId: 'user-42' });
  */
-export { RagClient, newRagWorkflowId, type AskOptions, type RagClientOptions } from './rag-client';
+export { RagClient, newRagWorkflowId, newSessionId, type AskOptions, type RagClientOptions } from './rag-client';
 
 /**
  * The one error type the client throws; `code` is one of a closed set (`RagErrorCode`) and `terminal` says whether a

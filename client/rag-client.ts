@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import {
   Client,
   type Connection,
@@ -59,7 +59,12 @@ export type RagClientOptions = {
 };
 
 export type AskOptions = {
-  sessionId: string;
+  /**
+   * The conversation the question belongs to: a follow-up is read with the session's earlier turns. Absent: a
+   * conversation of its own (`newSessionId('sdk')`, issue 33 §2), named in the outcome's `sessionId`, so that a
+   * question never joins a conversation it was not asked in; pass that id back to continue it.
+   */
+  sessionId?: string;
   /** Reuse an id to make `ask` idempotent: a second call returns the same run's outcome. Default: a new id. */
   workflowId?: string;
   hitl?: Partial<HitlSettings>;
@@ -79,6 +84,18 @@ export type AskOptions = {
 const SUMMARY_LENGTH = 120;
 const shorten = (text: string): string => ([...text].length > SUMMARY_LENGTH ? `${[...text].slice(0, SUMMARY_LENGTH - 1).join('')}…` : text);
 
+/**
+ * A new conversation's session id (issue 33 §2): `<surface>-` and 12 hex digits, e.g. `ask-1a2b3c4d5e6f`. Every
+ * surface gives a question asked without a session one of these, so no question joins a conversation it was not
+ * asked in; continuing one is explicit (pass the id back).
+ *
+ * @example
+ * const outcome = await rag.ask('Aurora X2 的保修期是多久？', { sessionId: newSessionId('app') });
+ */
+export function newSessionId(surface: string): string {
+  return `${surface}-${randomBytes(6).toString('hex')}`;
+}
+
 /** A new workflow id for a session's run: readable in the UI, unique per run. */
 export function newRagWorkflowId(sessionId: string): string {
   return `rag-${sessionId}-${randomUUID().slice(0, 8)}`;
@@ -90,8 +107,9 @@ export function newRagWorkflowId(sessionId: string): string {
  * @example
  * const config = loadConfig(process.env); // runtime/load-config.ts (ragtime/config)
  * const rag = await RagClient.connect({ address: config.temporal.address, codec: config.codec });
- * let outcome = await rag.ask('丹瑾是什么属性？', { sessionId: 'user-42' });
+ * let outcome = await rag.ask('丹瑾是什么属性？'); // a conversation of its own: outcome.sessionId names it
  * if (outcome.status === 'awaiting_input') outcome = await rag.answer(outcome.workflowId, '丹瑾');
+ * const next = await rag.ask('她的专属武器呢？', { sessionId: outcome.sessionId }); // a follow-up in it
  * console.log(outcome.route, outcome.rag_trace);
  */
 export class RagClient {
@@ -127,7 +145,7 @@ export class RagClient {
    * Starts a run and returns its first outcome — completed, awaiting input or failed — in one round trip
    * (update-with-start). Bad input is refused before anything starts.
    */
-  async ask(question: string | undefined, options: AskOptions): Promise<RagOutcome> {
+  async ask(question: string | undefined, options: AskOptions = {}): Promise<RagOutcome> {
     const { workflowId, startOptions } = this.prepareStart(question, options);
     // One update id for every attempt: a call repeated after the server came back joins the same update.
     const updateId = randomUUID();
@@ -150,7 +168,7 @@ export class RagClient {
    * API's progress stream) and read the outcome later. Bad input is refused before anything starts; with a
    * `workflowId` that already ran or runs, that run is returned (no second start).
    */
-  async start(question: string | undefined, options: AskOptions): Promise<{ workflowId: string; runId: string; sessionId: string }> {
+  async start(question: string | undefined, options: AskOptions = {}): Promise<{ workflowId: string; runId: string; sessionId: string }> {
     const { workflowId, sessionId, startOptions } = this.prepareStart(question, options);
     try {
       const handle = await this.temporal.workflow.start<typeof ragWorkflow>('ragWorkflow', startOptions);
@@ -178,7 +196,7 @@ export class RagClient {
     const speculation = options.speculation ?? this.speculation;
     const parsed = RagWorkflowInput.safeParse({
       question,
-      sessionId: options.sessionId,
+      sessionId: options.sessionId ?? newSessionId('sdk'),
       hitl: options.hitl,
       resumeFrom: options.resumeFrom,
       kb: options.kb,

@@ -3,6 +3,7 @@ import { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai'
 import { RagError } from '../../core/errors';
 import { OUTPUT_MODE_SENDS, type OutputMode, type OutputModeSetting } from '../../core/model-output/output-mode';
 import type { Refused } from '../../core/model-output/refusal';
+import { redactSecrets } from '../../core/text/redact-secrets';
 
 /*
  * What a failed chat-completions request means for the run. Retry layering: the SDK makes one request per call
@@ -37,7 +38,8 @@ const MAX_RETRY_AFTER_MS = 60_000;
 
 export function modelCallFailure(error: unknown, call: FailedCall): Error {
   if (!(error instanceof APIError)) return error instanceof Error ? error : new Error(String(error));
-  const mask = (text: string) => (call.apiKey === '' ? text : text.split(call.apiKey).join('***'));
+  // Whole tokens only: a short key must not cut the words of a message (issue 33 §5).
+  const mask = (text: string) => redactSecrets(text, [call.apiKey]);
   const what = `${call.model} (${call.schema}) at ${call.host}`;
   // The elapsed time also catches a timeout whose AbortError the SDK could not recognise (e.g. an abort raised in
   // another realm, as under jest) and reported as a plain connection error.

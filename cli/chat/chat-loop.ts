@@ -4,7 +4,11 @@ import type { RagStep } from '../../core/progress/rag-step';
 import type { SessionTurn } from '../../core/schemas/conversation';
 import { RagWorkflowInput, SessionId, type RagOutcome } from '../../core/schemas/run-io';
 import { readAnswer } from '../prompt-answer';
-import { followProgress } from '../render/progress';
+import { followRun, type RunListener } from '../../client/follow-run';
+import type { AnswerStreamReader } from '../../client/read-answer-stream';
+import type { AnswerStreamState } from '../../workflows/messages';
+import type { StreamPrinter } from '../render/answer-stream';
+import { renderStep } from '../render/progress';
 import { CHAT_COMMANDS, parseChatLine } from './chat-line';
 import { clarificationLines, renderChatOutcome } from './chat-outcome';
 import type { LineReader } from './line-reader';
@@ -22,6 +26,7 @@ export type ChatDeps = {
     ask(question: string, options: { sessionId: string; workflowId: string; kb?: string }): Promise<RagOutcome>;
     answer(workflowId: string, text: string): Promise<RagOutcome>;
     getProgress(workflowId: string): Promise<RagStep[]>;
+    getAnswerStream(workflowId: string): Promise<AnswerStreamState>;
   };
   /** The session's recorded turns, oldest first (tenant '' for the CLI). */
   turnsOf(sessionId: string): Promise<SessionTurn[]>;
@@ -37,10 +42,10 @@ export type ChatDeps = {
   /** Live progress lines while a run is going (a terminal only). */
   progress: boolean;
   /**
-   * The answer as it is written (issue 25 §2): wraps a pending outcome, printing the text while it comes; resolves
-   * to the outcome and whether the screen shows the record's text already. Absent: the answer is printed at the end.
+   * The answer as it is written (issue 25 §2): where its text is read, and a printer per run that shows it while it
+   * comes and knows whether the screen shows the record's text already. Absent: the answer is printed at the end.
    */
-  stream?: (pending: Promise<RagOutcome>, workflowId: string) => Promise<{ outcome: RagOutcome; shown: boolean }>;
+  stream?: { reader: AnswerStreamReader; printer(): StreamPrinter };
 };
 
 const PROMPT = '> ';
@@ -80,15 +85,18 @@ export async function runChat(deps: ChatDeps, continued: string | null): Promise
   /** The outcome of `pending`, or null when the person pressed Ctrl-C first (the run goes on without us). */
   const follow = async (pending: Promise<RagOutcome>, workflowId: string, printed: Set<string>): Promise<RagOutcome | null> => {
     let detached = false;
-    const streamed = deps.stream
-      ? deps.stream(pending, workflowId).then(({ outcome, shown }) => {
-          answerShown = shown;
+    // The steps and the answer in one loop, in the order they happened (issue 33 §3).
+    const printer = deps.stream?.printer();
+    const listener: RunListener = {
+      ...(deps.progress ? { steps: { onStep: (step: RagStep) => void (detached || (printer ? printer.line(renderStep(step)) : say(renderStep(step)))), seen: printed } } : {}),
+      ...(deps.stream && printer ? { answer: { reader: deps.stream.reader, onMessage: (message: Parameters<StreamPrinter['onMessage']>[0]) => detached || printer.onMessage(message) } } : {}),
+    };
+    const shown = listener.steps || listener.answer
+      ? followRun(pending, rag, workflowId, listener).then((outcome) => {
+          answerShown = printer?.showedRecord ?? false;
           return outcome;
         })
       : pending;
-    const shown = deps.progress
-      ? followProgress(streamed, () => rag.getProgress(workflowId), (line) => detached || say(line), { printed })
-      : streamed;
     let stop: () => void = () => undefined;
     const interrupted = new Promise<null>((resolve) => {
       stop = deps.reader.onInterrupt(() => resolve(null));

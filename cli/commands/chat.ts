@@ -1,7 +1,5 @@
 import type { Command } from 'commander';
-import { followAnswer } from '../../client/follow-answer';
 import { newRagWorkflowId } from '../../client/rag-client';
-import type { RagOutcome } from '../../core/schemas/run-io';
 import { answerStreamPrinter } from '../render/answer-stream';
 import type { CliContext } from '../context';
 import { reportError } from '../errors';
@@ -29,13 +27,7 @@ export function registerChat(program: Command, context: CliContext, setExit: (co
       const reader = createLineReader(process.stdin, process.stdout);
       // The answer as it is written, on a terminal (issue 25 §2); piped, the conversation prints each answer once.
       const answers = reader.terminal && process.stdout.isTTY ? context.host.openAnswerStream(context.config) : null;
-      const stream = answers
-        ? async (pending: Promise<RagOutcome>, workflowId: string) => {
-            const printer = answerStreamPrinter((text) => process.stdout.write(text));
-            const outcome = await followAnswer(pending, rag, workflowId, answers, (message) => printer.onMessage(message));
-            return { outcome, shown: printer.showedRecord };
-          }
-        : undefined;
+      const stream = answers ? { reader: answers, printer: () => answerStreamPrinter((text) => process.stdout.write(text)) } : undefined;
       try {
         setExit(
           await runChat(

@@ -3,7 +3,7 @@ import { assertWorkerPolling } from '../../client/worker-check';
 import { auditSqliteFileOf } from '../../runtime/data-files';
 import type { CliContext } from '../context';
 
-type McpFlags = { session: string; kb?: string; search?: boolean };
+type McpFlags = { session?: string; kb?: string; search?: boolean };
 
 /**
  * `ragtime mcp` (docs/MCP.md): ragtime as an agent's knowledge tool, the MCP server over stdio. An MCP client starts
@@ -14,7 +14,7 @@ export function registerMcp(program: Command, context: CliContext): void {
   program
     .command('mcp')
     .description('serve the MCP tools (ask_knowledge, answer_clarification, get_run, search_knowledge) over stdio until stdin closes')
-    .option('--session <id>', 'session of runs whose tool call names none', 'mcp')
+    .option('--session <id>', 'one conversation for every run whose tool call names no session; default: each such run is a conversation of its own')
     .option('--kb <name>', "default knowledge base (default RAGTIME_KB, else MILVUS_COLLECTION, else the worker's)")
     .option('--no-search', 'do not offer search_knowledge (it opens the stores in this process on first use)')
     .action(async (flags: McpFlags) => {
@@ -26,7 +26,7 @@ export function registerMcp(program: Command, context: CliContext): void {
       const opened: { retriever?: ReturnType<CliContext['host']['openRetriever']>; knowledge?: ReturnType<CliContext['host']['openKnowledge']> } = {};
       try {
         await context.host.serveMcpStdio(rag, {
-          defaultSession: flags.session,
+          ...(flags.session === undefined ? {} : { defaultSession: flags.session }),
           kbOf: (requested) => (requested === undefined ? defaultKb : context.kbOf(requested)),
           workerCheck: () => assertWorkerPolling(rag, config.temporal),
           // The workers' audit store: a session's tool calls sit beside its runs' rows in the Trace API.

@@ -9,6 +9,8 @@ export type StreamPrinter = {
   onMessage(message: AnswerStreamMessage): void;
   /** True when the text the terminal shows is the record's (the outcome need not print it again). */
   readonly showedRecord: boolean;
+  /** A line of its own beside the answer (a progress step): ends the answer's line first when one is open. */
+  line(text: string): void;
 };
 
 export function answerStreamPrinter(write: (text: string) => void): StreamPrinter {
@@ -21,6 +23,10 @@ export function answerStreamPrinter(write: (text: string) => void): StreamPrinte
   return {
     get showedRecord() {
       return showedRecord;
+    },
+    line(text) {
+      endLine();
+      write(`${text}\n`);
     },
     onMessage(message) {
       switch (message.type) {

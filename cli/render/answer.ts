@@ -1,3 +1,4 @@
+import { citationCheckText } from '../../core/answer/citation-check-text';
 import { noKnowledgeText } from '../../core/answer/no-knowledge-text';
 import type { RagAnswer } from '../../core/schemas/answer';
 import type { RagOutcome } from '../../core/schemas/run-io';
@@ -7,14 +8,8 @@ const oneLine = (text: string, length: number): string => {
   return [...flat].length > length ? `${[...flat].slice(0, length - 1).join('')}…` : flat;
 };
 
-const VERIFICATION_NOTE = {
-  verified: 'every citation checked against its source',
-  partially_verified: 'some sentences or citations could not be checked against the sources',
-  unverified: 'the citations could not be checked against the sources',
-} as const;
-
 /** The answer and its sources: the text, then a numbered list (file, page, the quoted span), then its verification. */
-function answerLines(answer: RagAnswer): string[] {
+function answerLines(answer: RagAnswer, confidence: number | null | undefined): string[] {
   const lines = [answer.text, ''];
   if (answer.citations.length > 0) {
     lines.push('Sources');
@@ -24,7 +19,7 @@ function answerLines(answer: RagAnswer): string[] {
     }
   }
   const { verification } = answer;
-  lines.push(`  ${verification.status}: ${VERIFICATION_NOTE[verification.status]}${answer.repair_attempted ? ' (after one repair)' : ''}`);
+  lines.push(`  ${citationCheckText(verification.status, confidence)}${answer.repair_attempted ? ' (after one repair)' : ''}`);
   for (const sentence of verification.uncited_sentences.slice(0, 3)) lines.push(`    not backed by a source: ${oneLine(sentence, 120)}`);
   return [...lines, ...answerCheckLines(answer)];
 }
@@ -54,7 +49,7 @@ function answerCheckLines(answer: RagAnswer): string[] {
  */
 export function renderAnswer(outcome: RagOutcome): string[] {
   if (outcome.status !== 'completed') return [];
-  if (outcome.answer) return [...answerLines(outcome.answer), ''];
+  if (outcome.answer) return [...answerLines(outcome.answer, outcome.rag_trace?.evidence_confidence), ''];
   if (outcome.route === 'no_knowledge') return [noKnowledgeText(outcome.rag_trace?.query ?? ''), ''];
   if (outcome.answer_null_reason === 'answer_failed' && outcome.answer_error) {
     return [`The answer could not be written (${outcome.answer_error.type}: ${oneLine(outcome.answer_error.message, 160)}); the evidence below is what was found.`, ''];

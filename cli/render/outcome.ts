@@ -54,6 +54,8 @@ export function renderOutcome(outcome: RagOutcome, uiBaseUrl: string | null, opt
     ...(options.answerTextShown && outcome.answer && answer[0] === outcome.answer.text ? answer.slice(1) : answer),
     `${outcome.status.toUpperCase()}  route=${outcome.route ?? '-'}  status=${outcome.retrieval_status ?? '-'}`,
     `  run ${outcome.workflowId}${uiBaseUrl ? `  ${uiBaseUrl}/namespaces/default/workflows/${encodeURIComponent(outcome.workflowId)}` : ''}`,
+    // Continuing a conversation is explicit (issue 33 §2): say how.
+    `  session ${outcome.sessionId}  (a follow-up in it: ragtime ask --session ${outcome.sessionId} "…")`,
   ];
   const conversation = conversationLine(outcome);
   if (conversation) lines.push(conversation);

@@ -1,19 +1,9 @@
-import { followProgress as followSteps } from '../../client/follow-progress';
+import { CITATION_CHECK_LABEL } from '../../core/answer/citation-check-text';
 import type { RagStep } from '../../core/progress/rag-step';
 import type { AnswerStreamMessage } from '../../core/schemas/answer-stream';
 
 /** A step as the message of an MCP progress notification: the spec's rag_step label and its detail. */
 export const stepMessage = (step: RagStep): string => `${step.group_label ? `${step.group_label}: ` : ''}${step.icon} ${step.label}${step.detail ? ` — ${step.detail}` : ''}`;
-
-/** Reports each new step of a run while `pending` is unsettled, counted from 1, as an MCP progress message. */
-export function followProgress<T>(
-  pending: Promise<T>,
-  poll: () => Promise<RagStep[]>,
-  report: (progress: number, message: string) => Promise<void>,
-  intervalMs = 250,
-): Promise<T> {
-  return followSteps(pending, poll, (step, count) => report(count, stepMessage(step)), { intervalMs });
-}
 
 /**
  * A streaming answer's message as an MCP progress message (issue 25 §2). Progress notifications carry text only, so
@@ -30,6 +20,6 @@ export function answerMessage(message: AnswerStreamMessage): string {
     case 'discard':
       return `✎⌫ ${message.reason}`;
     case 'final':
-      return `✎✔ ${message.verification}${message.replaced ? ' (the result holds the recorded answer, which differs from the text streamed)' : ''}`;
+      return `✎✔ ${CITATION_CHECK_LABEL[message.verification]}${message.replaced ? ' (the result holds the recorded answer, which differs from the text streamed)' : ''}`;
   }
 }

@@ -1,5 +1,4 @@
-import { randomUUID } from 'node:crypto';
-import type { RagClient } from '../../client/rag-client';
+import { newSessionId, type RagClient } from '../../client/rag-client';
 import { notFound } from '../http/api-failure';
 import { findOwnedRun } from '../http/run-access';
 import type { TenantDirectory } from '../http/tenant-directory';
@@ -33,13 +32,15 @@ export async function sessionOfRun(rag: RagClient, runId: string): Promise<strin
  * The local user's scope (`ragtime mcp` over stdio): every run; knowledge bases as `ragtime ask --kb` reads them.
  * With `rag`, a run's session is looked up, so that a refused call on it is audited in the run's session.
  */
-export function localScope(options: { defaultSession: string; kbOf: (requested: string | undefined) => string | undefined; rag?: RagClient }): McpScope {
+export function localScope(options: { defaultSession?: string; kbOf: (requested: string | undefined) => string | undefined; rag?: RagClient }): McpScope {
   const { rag } = options;
   return {
-    sessionOf: async (requested) => requested ?? options.defaultSession,
+    // A call that names no session, on a server started without one, is a conversation of its own (issue 33 §2).
+    sessionOf: async (requested) => requested ?? options.defaultSession ?? newSessionId('mcp'),
     kbOf: options.kbOf,
     assertRun: async (runId) => (rag ? sessionOfRun(rag, runId) : null),
-    auditSession: async () => options.defaultSession,
+    // Searches and refused calls belong to no conversation: their audit rows sit under the server's session, or 'mcp'.
+    auditSession: async () => options.defaultSession ?? 'mcp',
   };
 }
 
@@ -48,7 +49,7 @@ export function tenantScope(rag: RagClient, tenants: TenantDirectory, tenant: st
   return {
     tenant,
     async sessionOf(requested) {
-      const sessionId = requested ?? `mcp-${randomUUID()}`;
+      const sessionId = requested ?? newSessionId('mcp');
       // The first tenant to ask in a session owns it; to everyone else it does not exist.
       if (!(await tenants.claimSession(sessionId, tenant))) throw notFound('session', sessionId);
       return sessionId;

@@ -1,3 +1,4 @@
+import { CITATION_CHECK_LABEL } from '../../core/answer/citation-check-text';
 import type { EvidenceGrade } from '../../core/schemas/model-outputs';
 import type { Chunk } from '../../core/schemas/retrieved-chunk';
 import type { RagOutcome } from '../../core/schemas/run-io';
@@ -31,6 +32,7 @@ export function projectOutcome(outcome: RagOutcome, elicited = 0): RunResult {
   const waiting = outcome.status === 'awaiting_input' && outcome.hitl !== null;
   return {
     run_id: outcome.workflowId,
+    session_id: outcome.sessionId,
     status: outcome.status,
     kb: outcome.kb,
     route: outcome.route,
@@ -38,6 +40,8 @@ export function projectOutcome(outcome: RagOutcome, elicited = 0): RunResult {
     answer: outcome.answer && {
       text: outcome.answer.text,
       citations: outcome.answer.citations.map((c) => ({ marker: c.marker, source: c.filename, page: c.page_number, quote: cut(c.quote, MCP_EVIDENCE_CHARS) })),
+      citation_check: CITATION_CHECK_LABEL[outcome.answer.verification.status],
+      grade_confidence: outcome.rag_trace?.evidence_confidence ?? null,
     },
     answer_null_reason: outcome.answer_null_reason,
     evidence: outcome.docs.slice(0, MCP_MAX_EVIDENCE).map(evidenceOf),

@@ -4,8 +4,10 @@ import { RagError } from '../../core/errors';
 import type { RagOutcome } from '../../core/schemas/run-io';
 import type { CallAuditor, CallNotes } from './audit-tool-call';
 import { cancelRunOnAbort } from './cancel-run-on-abort';
-import { answerMessage, followProgress } from './follow-progress';
-import { followAnswer, type AnswerStreamReader } from '../../client/follow-answer';
+import { answerMessage, stepMessage } from './follow-progress';
+import type { AnswerStreamReader } from '../../client/follow-answer';
+import { followRun } from '../../client/follow-run';
+import type { AnswerStreamMessage } from '../../core/schemas/answer-stream';
 import type { McpScope } from './mcp-scope';
 import { projectOutcome } from './project-outcome';
 import { guarded, result } from './tool-result';
@@ -40,8 +42,11 @@ function tracked(rag: RagClient, workflowId: string, extra: ToolExtra, pending: 
   if (progressToken === undefined) return pending;
   let progress = 0;
   const notify = (message: string) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: ++progress, message } }).catch(() => undefined);
-  const withAnswer = answerStream ? followAnswer(pending, rag, workflowId, answerStream, (message) => void notify(answerMessage(message))) : pending;
-  return followProgress(withAnswer, () => rag.getProgress(workflowId), (_count, message) => notify(message));
+  // One loop reads the steps and the answer, so their notifications go out in the order they happened (issue 33 §3).
+  return followRun(pending, rag, workflowId, {
+    steps: { onStep: (step) => notify(stepMessage(step)) },
+    ...(answerStream ? { answer: { reader: answerStream, onMessage: (message: AnswerStreamMessage) => void notify(answerMessage(message)) } } : {}),
+  });
 }
 
 /**

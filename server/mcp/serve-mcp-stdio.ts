@@ -11,8 +11,8 @@ import { createMcpServer } from './create-mcp-server';
 import { localScope } from './mcp-scope';
 
 export type McpStdioOptions = {
-  /** The session of runs whose tool call names none. */
-  defaultSession: string;
+  /** The session of runs whose tool call names none; absent: each such run is a conversation of its own. */
+  defaultSession?: string;
   kbOf(requested: string | undefined): string | undefined;
   workerCheck(): Promise<void>;
   search?(query: string, kb: string | undefined): Promise<{ kb: string; result: RetrievalResult }>;
@@ -39,7 +39,7 @@ export async function serveMcpStdio(rag: RagClient, options: McpStdioOptions): P
   const server = createMcpServer({
     calls,
     rag,
-    scope: localScope({ defaultSession: options.defaultSession, kbOf: options.kbOf, rag }),
+    scope: localScope({ ...(options.defaultSession ? { defaultSession: options.defaultSession } : {}), kbOf: options.kbOf, rag }),
     workerCheck: options.workerCheck,
     ...(options.search ? { search: options.search } : {}),
     ...(options.grade ? { grade: options.grade } : {}),

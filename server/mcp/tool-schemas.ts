@@ -19,7 +19,7 @@ export const AskKnowledgeInput = z.strictObject({
   question: Question.describe('The question, as the person asked it (1–2,000 characters).'),
   kb: KbName.optional().describe('Knowledge base to read; default: the configured one (or your tenant’s).'),
   session: SessionId.optional().describe(
-    'Conversation id. Runs of one session are one conversation: a follow-up ("它的保修期呢？", "and the X3?") is read with the earlier turns. Default: one per server.',
+    'Conversation id. Runs of one session are one conversation: a follow-up ("它的保修期呢？", "and the X3?") is read with the earlier turns. Omitted: a new conversation for this question alone (the result’s session_id names it; pass it back to ask a follow-up).',
   ),
 });
 export type AskKnowledgeInput = z.infer<typeof AskKnowledgeInput>;
@@ -63,11 +63,22 @@ export const Clarification = z.object({
 /** One run as a tool result: what ask_knowledge, answer_clarification and get_run return. */
 export const RunResult = z.object({
   run_id: z.string(),
+  /** The conversation the run belongs to: pass it as `session` to ask a follow-up in it (issue 33 §2). */
+  session_id: z.string(),
   status: z.enum(['running', 'completed', 'awaiting_input', 'failed']),
   kb: z.string().nullable(),
   route: z.string().nullable(),
   retrieval_status: z.string().nullable(),
-  answer: z.object({ text: z.string(), citations: z.array(Citation) }).nullable(),
+  answer: z
+    .object({
+      text: z.string(),
+      citations: z.array(Citation),
+      /** "citations verified": every quote matches its source — not a judgement that the answer is right (issue 33 §6). */
+      citation_check: z.string(),
+      /** The evidence grader's confidence (0–1), null when the run has no grade. */
+      grade_confidence: z.number().nullable(),
+    })
+    .nullable(),
   /** Why there is no answer (e.g. "route_not_answer" for no_knowledge), null when there is one. */
   answer_null_reason: z.string().nullable(),
   evidence: z.array(Evidence).max(MCP_MAX_EVIDENCE),

@@ -128,7 +128,8 @@ describe('offline policy provider: one run per route (exit 0 completed, 3 awaiti
     expect(lines[0]).toContain('2 年保修');
     expect(lines[0]).toMatch(/\[1\]/);
     expect(run.stdout).toMatch(/Sources\n {2}\[1\] Aurora X2 路由器\.md, p\.0 — "[^"]*2 年保修/);
-    expect(run.stdout).toContain('verified: every citation checked against its source');
+    // Issue 33 §6: what "verified" means, with the grade's confidence beside it (the offline grade's: 1.00).
+    expect(run.stdout).toContain('citations verified (every quote matches its source; this does not prove the answer right) · grade confidence 1.00');
     expect(run.stdout.indexOf('Sources')).toBeLessThan(run.stdout.indexOf('COMPLETED  route=answer'));
     expect(run.stdout).toMatch(/why {2}relevance strong, answerability sufficient/);
     const id = /run (rag-\S+)/.exec(run.stdout)?.[1] as string;
@@ -164,8 +165,15 @@ describe('offline policy provider: one run per route (exit 0 completed, 3 awaiti
     expect(json.rag_trace).toMatchObject({ rewrite_method: 'step_back', evidence_reason: 'offline: the evidence never names "mesh"' });
   });
 
-  test('clarify: one HITL round through ask --json and answer --json', async () => {
-    const asked = await ask('这款产品的价格是多少？', undefined, firstTurnSession('clarify'));
+  test('clarify: one HITL round through ask --json and answer --json; ask without --session is a conversation of its own', async () => {
+    // Issue 33 §2: two questions without --session are two conversations. Before, both joined the session "cli", and
+    // "这款产品" was read as the Aurora X2 of the question before it (answered, not asked back).
+    const before = await ragtimeJson<RagOutcome>(['ask', 'Aurora X2 路由器的保修期是多久？']);
+    const asked = await ragtimeJson<RagOutcome>(['ask', '这款产品的价格是多少？']);
+    expect(before.json.sessionId).toMatch(/^ask-[0-9a-f]{12}$/);
+    expect(asked.json.sessionId).toMatch(/^ask-[0-9a-f]{12}$/);
+    expect(asked.json.sessionId).not.toBe(before.json.sessionId);
+    expect(asked.json.conversation).toMatchObject({ turnsBefore: 0 });
     expect(asked.code).toBe(3);
     expect(asked.json).toMatchObject({ status: 'awaiting_input', route: 'clarify', hitl: { round: 1, options: [] } });
     expect(asked.json.hitl?.prompt).toContain('产品型号');
@@ -184,7 +192,7 @@ describe('offline policy provider: one run per route (exit 0 completed, 3 awaiti
     // A finished run takes no more answers: usage error, nothing changes.
     const again = await ragtime(['answer', asked.json.workflowId, 'Nimbus C1']);
     expect(again.code).toBe(2);
-    expect(again.stderr.trim()).toMatch(/^ragtime: NOT_AWAITING_INPUT: run "rag-e2e-cli-[\w-]+" has finished/);
+    expect(again.stderr.trim()).toMatch(/^ragtime: NOT_AWAITING_INPUT: run "rag-ask-[0-9a-f]{12}-[0-9a-f]{8}" has finished/);
   });
 
   test('scope_select: options from the competing documents; a picked option answers', async () => {

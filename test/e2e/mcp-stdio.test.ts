@@ -126,16 +126,26 @@ test('ask_knowledge answers with citations and bounded evidence, reporting progr
   expect(progress.every((p) => typeof p.message === 'string' && p.message.length > 0)).toBe(true);
   expect(result).toMatchObject({ status: 'completed', route: 'answer', retrieval_status: 'answerable', clarification: null, error: null, degraded: null });
   expect(result.answer?.text).toContain('2 年保修');
+  // Issue 33 §6: what the check means, and the grade's confidence beside it.
+  expect(result.answer).toMatchObject({ citation_check: 'citations verified', grade_confidence: expect.any(Number) });
   // Issue 25 §2: the same notifications carry the answer as it was written — its sources, its text, then the end;
   // the text they carry is the recorded answer's.
   const messages = progress.map((p) => p.message ?? '');
   expect(messages.some((message) => message.startsWith('✎📚 [1] Aurora X2 路由器.md'))).toBe(true);
+  // Issue 33 §3: in the order the run made them — the steps up to the answer's, then its sources and text, the end
+  // last. (Before, the answer's notifications came first and the steps after them.)
+  const answerStep = messages.findIndex((message) => message.includes('正在生成回答'));
+  expect(answerStep).toBeGreaterThan(messages.findIndex((message) => message.includes('正在评估证据质量')));
+  expect(answerStep).toBeLessThan(messages.findIndex((message) => message.startsWith('✎📚')));
+  expect(messages.at(-1)).toMatch(/^✎✔/);
+  // Issue 33 §2: a call that names no session is a conversation of its own, named in the result.
+  expect(result.session_id).toMatch(/^mcp-[0-9a-f]{12}$/);
   const end = messages.filter((message) => message.startsWith('✎✔'));
-  expect(end).toEqual([expect.stringMatching(/^✎✔ verified/)]);
+  expect(end).toEqual([expect.stringMatching(/^✎✔ citations verified/)]);
   // What was streamed is the record, or the end says it is not (a best-effort channel: the result is the record).
   const lastDiscard = messages.map((message) => message.startsWith('✎⌫')).lastIndexOf(true);
   const streamed = messages.slice(lastDiscard + 1).filter((message) => message.startsWith('✎ ')).map((message) => message.slice(2)).join('');
-  if (end[0] === '✎✔ verified') expect(streamed).toBe(result.answer?.text);
+  if (end[0] === '✎✔ citations verified') expect(streamed).toBe(result.answer?.text);
   expect(result.answer?.citations[0]).toMatchObject({ source: 'Aurora X2 路由器.md' });
   expect(result.evidence[0]?.source).toBe('Aurora X2 路由器.md');
   expect(result.evidence.length).toBeLessThanOrEqual(8);
@@ -153,6 +163,8 @@ test('ask_knowledge answers with citations and bounded evidence, reporting progr
 test('scope_select without elicitation: the prompt, options and run id come back; answer_clarification completes it', async () => {
   const asked = await call<RunResult>(plain, 'ask_knowledge', { question: SCOPED });
   expect(asked).toMatchObject({ status: 'awaiting_input', route: 'scope_select', answer: null, elicited_answers: 0 });
+  // Another call without a session: another conversation (issue 33 §2; before, every such call joined "mcp").
+  expect(asked.session_id).toMatch(/^mcp-[0-9a-f]{12}$/);
   const options = asked.clarification?.options ?? [];
   expect(options).toContain('Nimbus C1 摄像头');
   expect(asked.clarification?.how_to_answer).toContain(asked.run_id);

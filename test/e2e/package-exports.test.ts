@@ -77,7 +77,7 @@ describe('ragtime/client from a project that installs the repository', () => {
   test('exports the public list only, and importing it reads none of ragtime\'s environment', async () => {
     const { stdout } = await run(TSX, ['probe.ts'], dir);
     const { exports, reads } = JSON.parse(stdout.trim()) as { exports: string[]; reads: string[] };
-    expect(exports).toEqual(['RagClient', 'RagError', 'RagErrorCode', 'assertWorkerPolling', 'compareRuns', 'newRagWorkflowId', 'ragtimeDataConverter', 'routePathOf']);
+    expect(exports).toEqual(['RagClient', 'RagError', 'RagErrorCode', 'assertWorkerPolling', 'compareRuns', 'newRagWorkflowId', 'newSessionId', 'ragtimeDataConverter', 'routePathOf']);
     // Node (NODE_*, e.g. NODE_V8_COVERAGE) and gRPC (GRPC_*, read by @grpc/grpc-js when the Temporal SDK loads it).
     expect(reads.filter((name) => !/^(NODE|GRPC)_/.test(name))).toEqual([]);
   });

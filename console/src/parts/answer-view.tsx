@@ -1,3 +1,4 @@
+import { CITATION_CHECK_LABEL, CITATION_CHECK_TITLE } from '../citation-check';
 import type { RagOutcome } from '../api';
 
 type Citation = NonNullable<RagOutcome['answer']>['citations'][number];
@@ -31,6 +32,9 @@ const focusCitation = (id: string) => {
 export function AnswerView({ outcome, scope = '', citationsOpen = true }: { outcome: RagOutcome; scope?: string; citationsOpen?: boolean }) {
   const citationId = (marker: number | string) => `${scope}citation-${marker}`;
   const answer = outcome.answer;
+  // Issue 33 §6: "verified" is about the quotes, so the grade's confidence stands beside it.
+  const confidence = outcome.rag_trace?.evidence_confidence;
+  const gradeConfidence = typeof confidence === 'number' ? `grade confidence ${confidence.toFixed(2)}` : null;
   if (answer === null) {
     return <p className="muted">No answer: {outcome.answer_null_reason ?? 'unknown'}{outcome.answer_error ? ` (${outcome.answer_error.message})` : ''}</p>;
   }
@@ -43,7 +47,7 @@ export function AnswerView({ outcome, scope = '', citationsOpen = true }: { outc
           return marker ? <button key={i} type="button" className="marker" onClick={() => focusCitation(citationId(marker))} aria-label={`citation ${marker}`}>{part}</button> : <span key={i}>{part}</span>;
         })}
       </p>
-      <p className="muted">verification: <strong className={`verify-${answer.verification.status}`}>{answer.verification.status}</strong> · {answer.model} · {answer.duration_ms} ms{answer.repair_attempted ? ' · repaired once' : ''}</p>
+      <p className="muted"><strong className={`verify-${answer.verification.status}`} title={CITATION_CHECK_TITLE}>{CITATION_CHECK_LABEL[answer.verification.status]}</strong>{gradeConfidence ? ` · ${gradeConfidence}` : ''} · {answer.model} · {answer.duration_ms} ms{answer.repair_attempted ? ' · repaired once' : ''}</p>
       <ol className="citations">
         {answer.citations.map((citation) => (
           <li key={citation.marker}>

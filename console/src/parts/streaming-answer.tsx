@@ -1,3 +1,4 @@
+import { CITATION_CHECK_LABEL, CITATION_CHECK_TITLE } from '../citation-check';
 import type { ShownAnswer } from '../shown-answer';
 import { StreamSources } from './stream-sources';
 
@@ -18,7 +19,7 @@ export function StreamingAnswer({ shown }: { shown: ShownAnswer }) {
           {shown.text}
           {writing && <span className="caret" aria-hidden="true" />}
         </p>
-        {!writing && <p className="muted">verification: <strong className={`verify-${shown.final?.verification}`}>{shown.final?.verification}</strong></p>}
+        {!writing && shown.final && <p className="muted"><strong className={`verify-${shown.final.verification}`} title={CITATION_CHECK_TITLE}>{CITATION_CHECK_LABEL[shown.final.verification]}</strong></p>}
       </div>
     </div>
   );

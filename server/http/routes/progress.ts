@@ -107,22 +107,30 @@ export const progressRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { ra
     // They carry no id: a client that resumes after Last-Event-ID gets the final answer, not the text it missed.
     const answer = new AnswerStreamView();
     const sendAnswer = (messages: AnswerStreamMessage[]) => messages.forEach((message) => sse.write(sseEvent('answer', message)));
-    const pollAnswer = async () => {
-      if (answerStream) await readAnswerStream(answer, rag, workflowId, answerStream, sendAnswer);
+    const readAnswer = async (): Promise<AnswerStreamMessage[]> => {
+      const read: AnswerStreamMessage[] = [];
+      if (answerStream) await readAnswerStream(answer, rag, workflowId, answerStream, (messages) => read.push(...messages));
+      return read;
     };
 
+    // Issue 33 §3: the answer is read before the snapshot and sent after its steps. The run names the generation it
+    // shows in the workflow task that logs the answer's step, so every step logged before what the answer read saw
+    // is in the snapshot read next, and no answer event passes the step that led to it.
     const follow = async () => {
+      let held: AnswerStreamMessage[] = [];
       try {
         for (;;) {
           for (; sent < current.steps.length; sent += 1) sse.write(sseEvent('step', current.steps[sent], sent));
-          await pollAnswer();
+          sendAnswer(held);
           if (current.outcome.status !== 'running') {
-            if (answerStream) sendAnswer(answer.finish(current.outcome.status === 'completed' ? current.outcome.answer : null, current.outcome.docs));
+            // Every step is out: what the writer published before the run settled, then the record.
+            if (answerStream) sendAnswer([...(await readAnswer()), ...answer.finish(current.outcome.status === 'completed' ? current.outcome.answer : null, current.outcome.docs)]);
             sse.write(sseEvent('outcome', current.outcome));
             return;
           }
           await pause();
           if (stopped) return;
+          held = await readAnswer();
           const next = await nextSnapshot();
           if (next === null) return;
           current = next;

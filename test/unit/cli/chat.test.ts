@@ -206,6 +206,7 @@ function chatWith(reader: ReturnType<typeof scriptedReader>['reader'], replies: 
         return Promise.resolve(replies.answer?.(text) ?? outcome({ workflowId }));
       },
       getProgress: () => Promise.resolve([]),
+      getAnswerStream: () => Promise.resolve({ generation: null, docs: [] }),
     },
     turnsOf: (sessionId) => Promise.resolve(sessionId === 'old' ? Array.from({ length: 8 }, (_, i) => turn(i + 1)) : []),
     reader,

@@ -1,0 +1,88 @@
+import { AnswerStreamView } from '../core/answer-stream/answer-stream-view';
+import type { RagStep } from '../core/progress/rag-step';
+import type { AnswerStreamMessage } from '../core/schemas/answer-stream';
+import type { RagOutcome } from '../core/schemas/run-io';
+import { readAnswerStream, type AnswerStreamReader } from './read-answer-stream';
+import { stepFlusher } from './follow-progress';
+import type { RagClient } from './rag-client';
+
+/** Reads of what was written before the run settled, when one fails. */
+const FINAL_READS = 3;
+
+export type RunListener = {
+  /** Each progress step once, counted from 1 (client/follow-progress.ts). Pass `seen` to carry on after an answer. */
+  steps?: { onStep(step: RagStep, count: number): void | Promise<void>; seen?: Set<string> };
+  /** The answer as it is written (issue 25 §2): sources, deltas, discards, then `final` when the round answers. */
+  answer?: { reader: AnswerStreamReader; onMessage(message: AnswerStreamMessage): void };
+};
+
+export type FollowRunOptions = {
+  /** How often the run (and the answer's side channel) is read (ms). */
+  intervalMs?: number;
+};
+
+/**
+ * Follows one round of a run until `pending` (its next outcome) settles, and hands a listener what happens in the
+ * order it happened (issue 33 §3): each read hands over the progress steps first, then the answer's messages, so a
+ * step the run published before it wrote its answer reaches the listener before the answer's sources and text; once
+ * the outcome is here, the last steps, then the answer's last text and `final` (the record, with its checked
+ * citations).
+ * One loop reads both, where two loops at their own pace (the progress every 250 ms, the answer every 100 ms) used
+ * to print an answer before the steps that led to it. Read errors are skipped (the next read resumes).
+ *
+ * const outcome = await followRun(rag.ask(q, { workflowId }), rag, workflowId, { steps: { onStep: print } });
+ */
+export async function followRun(
+  pending: Promise<RagOutcome>,
+  rag: Pick<RagClient, 'getProgress' | 'getAnswerStream'>,
+  workflowId: string,
+  listener: RunListener,
+  { intervalMs = 100 }: FollowRunOptions = {},
+): Promise<RagOutcome> {
+  const flushSteps = listener.steps ? stepFlusher(() => rag.getProgress(workflowId), listener.steps.onStep, listener.steps.seen) : async () => undefined;
+  const answer = listener.answer;
+  const view = new AnswerStreamView();
+  const emit = (messages: AnswerStreamMessage[]) => messages.forEach((message) => answer?.onMessage(message));
+  const held: AnswerStreamMessage[] = [];
+  const readAnswer = () => (answer ? readAnswerStream(view, rag, workflowId, answer.reader, (messages) => held.push(...messages)) : Promise.resolve(true));
+  /**
+   * The answer is read before the steps and shown after them: the run names the generation it shows in the same
+   * workflow task that logs the step before it, so every step logged before what this read saw is in the steps read
+   * next (reading the steps first would let a task land between the two reads, and its answer pass its step).
+   */
+  const read = async () => {
+    const answered = await readAnswer();
+    await flushSteps();
+    emit(held.splice(0));
+    return answered;
+  };
+  let settled = false;
+  let wake: () => void = () => undefined;
+  const loop = (async () => {
+    while (!settled) {
+      await read();
+      if (!settled) await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, intervalMs);
+        wake = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  })();
+  try {
+    const outcome = await pending;
+    settled = true;
+    // The outcome is here: no waiting out the interval before the last reads.
+    wake();
+    await loop;
+    // The last steps and what the writer published before the run settled (read again if a read fails: a busy
+    // store, a query timeout), then the record.
+    for (let tries = 1; !(await read()) && tries < FINAL_READS; tries += 1) await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    if (answer) emit(view.finish(outcome.status === 'completed' ? outcome.answer : null, outcome.docs));
+    return outcome;
+  } finally {
+    settled = true;
+    wake();
+  }
+}

@@ -1,0 +1,29 @@
+import type { AnswerStreamView } from '../core/answer-stream/answer-stream-view';
+import type { AnswerStreamMessage, StreamEvent } from '../core/schemas/answer-stream';
+import type { RagClient } from './rag-client';
+
+/** Reads the side channel the answer writer publishes to (the audit store's database; see activities/adapters/sql-answer-stream.ts). */
+export type AnswerStreamReader = {
+  eventsOf(workflowId: string, generation: string, after: { attempt: number; seq: number }): Promise<StreamEvent[]>;
+};
+
+/**
+ * One read of a run's answer stream into `view`: which generation the run shows (its query), then that generation's
+ * new events from the side channel; the messages they make go to `emit`. Resolves false when a read failed (the
+ * caller may read again: the next read resumes where this one stopped). The SSE route and followAnswer both poll this.
+ */
+export async function readAnswerStream(
+  view: AnswerStreamView,
+  rag: Pick<RagClient, 'getAnswerStream'>,
+  workflowId: string,
+  reader: AnswerStreamReader,
+  emit: (messages: AnswerStreamMessage[]) => void,
+): Promise<boolean> {
+  const state = await rag.getAnswerStream(workflowId).catch(() => null);
+  if (state?.generation) emit(view.follow(state.generation, state.docs));
+  const reading = view.reading;
+  if (!reading) return state !== null;
+  const events = await reader.eventsOf(workflowId, reading.generation, reading.after).catch(() => null);
+  if (events) emit(view.take(events));
+  return state !== null && events !== null;
+}
