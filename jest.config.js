@@ -41,9 +41,10 @@ module.exports = {
   testTimeout: 60_000,
   // The Milvus SDK pulls in an ESM-only uuid through its bulk writer; jest's CommonJS runtime needs the CJS build.
   moduleNameMapper: { '^uuid$': require.resolve('uuid') },
-  // kysely 0.29 and cookie 2 (used by fastify's inject, light-my-request) ship ESM only; plain Node 20.19+ requires
+  // kysely 0.29, cookie 2 (used by fastify's inject, light-my-request) and commander 15 (the CLI, run in-process by
+  // test/support/cli-run.ts) ship ESM only; plain Node 20.19+ requires
   // them natively, jest's CommonJS runtime needs them compiled.
-  transformIgnorePatterns: ['/node_modules/(?!(kysely|cookie)/)'],
+  transformIgnorePatterns: ['/node_modules/(?!(kysely|cookie|commander)/)'],
   // A test that needs a service and cannot reach it fails; nothing is skipped quietly.
   errorOnDeprecated: true,
 };

@@ -1,6 +1,8 @@
 /**
- * End to end (issue 5 §5): the `ragtime` CLI run as a subprocess (`node bin/ragtime.js …`) against the real local
- * services. Two worker subprocesses for the whole file, each on a task queue of its own and sharing one Milvus
+ * End to end (issue 5 §5): the `ragtime` CLI against the real local services. Most commands run in this process
+ * (runRagtimeInProcess: bin/main.ts's run, the code bin/ragtime.js calls), and one per surface as a subprocess
+ * (`node bin/ragtime.js …`, ragtimeProcess): the sample ingest, a question read as a person reads it, and the exit
+ * statuses of refused input (issue 31: a subprocess costs a Node start and a tsx compile, 1–3 s here). Two worker subprocesses for the whole file, each on a task queue of its own and sharing one Milvus
  * collection and one parent store (a temp RAGTIME_DATA_DIR): one with the offline policy provider, one with
  * MODEL_PROVIDER=openai against the scripted OpenAI-compatible server of test/support (in this process, on loopback).
  * The sample knowledge base is ingested once through `ragtime ingest`.
@@ -17,7 +19,7 @@ import type { EvalReport } from '../../core/eval/report';
 import type { RetrievalResult } from '../../core/trace/writers';
 import type { RagOutcome } from '../../core/schemas/run-io';
 import { RunComparison } from '../../core/schemas/run-comparison';
-import { closedPort, runRagtime, type CliRun } from '../support/cli-run';
+import { closedPort, runRagtime, runRagtimeInProcess, type CliRun } from '../support/cli-run';
 import { CountingEmbeddingProxy } from '../support/embedding-proxy';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from '../support/fake-openai-server';
 import { newMilvusClient } from '../support/milvus';
@@ -41,12 +43,15 @@ let openAiEnv: NodeJS.ProcessEnv;
 type Run = CliRun;
 
 
-/** Runs `node bin/ragtime.js …` with the offline worker's settings unless told otherwise. */
-const ragtime = (args: string[], env: NodeJS.ProcessEnv = offlineEnv, timeoutMs = 45_000): Promise<Run> => runRagtime(args, env, timeoutMs);
+/** Runs `ragtime …` in this process with the offline worker's settings unless told otherwise. */
+const ragtime = (args: string[], env: NodeJS.ProcessEnv = offlineEnv): Promise<Run> => runRagtimeInProcess(args, env);
+
+/** Runs `node bin/ragtime.js …` as a subprocess: once per surface. */
+const ragtimeProcess = (args: string[], env: NodeJS.ProcessEnv = offlineEnv): Promise<Run> => runRagtime(args, env, 90_000);
 
 /** `ragtime <args> --json`: the parsed stdout, with the exit code (stderr shown when stdout is not JSON). */
-async function ragtimeJson<T>(args: string[], env?: NodeJS.ProcessEnv): Promise<{ code: number | null; json: T }> {
-  const run = await ragtime([...args, '--json'], env);
+async function ragtimeJson<T>(args: string[], env?: NodeJS.ProcessEnv, runner = ragtime): Promise<{ code: number | null; json: T }> {
+  const run = await runner([...args, '--json'], env);
   try {
     return { code: run.code, json: JSON.parse(run.stdout) as T };
   } catch {
@@ -95,7 +100,7 @@ beforeAll(async () => {
   await startWorker(offlineEnv);
   const [, ingest] = await Promise.all([
     startWorker(openAiEnv),
-    ragtimeJson<{ totals: { files: number; ingested: number; failed: number } }>(['ingest', 'samples/knowledge']),
+    ragtimeJson<{ totals: { files: number; ingested: number; failed: number } }>(['ingest', 'samples/knowledge'], offlineEnv, ragtimeProcess),
   ]);
   expect(ingest).toMatchObject({ code: 0, json: { totals: { files: 4, ingested: 4, failed: 0 } } });
 }, 120_000);
@@ -122,7 +127,7 @@ describe('offline policy provider: one run per route (exit 0 completed, 3 awaiti
   });
 
   test('answer as a person reads it: the answer first, its sources, then the path and why', async () => {
-    const run = await ragtime(['ask', 'Aurora X2 路由器的保修期是多久？', '--session', SESSION]);
+    const run = await ragtimeProcess(['ask', 'Aurora X2 路由器的保修期是多久？', '--session', SESSION]);
     expect(run.code).toBe(0);
     const lines = run.stdout.split('\n');
     expect(lines[0]).toContain('2 年保修');
@@ -336,7 +341,7 @@ describe('ragtime eval (issue 13): the harness on the committed golden set sampl
   });
 
   test('ingests the set into its knowledge base, asks every question through the workflows, writes the three reports', async () => {
-    const run = await ragtime(['eval', 'samples/golden/products', '--kb', KB, '--out', out, '--json'], offlineEnv, 150_000);
+    const run = await ragtime(['eval', 'samples/golden/products', '--kb', KB, '--out', out, '--json']);
     expect(run.code).toBe(0);
     const { summary, files } = JSON.parse(run.stdout) as EvalJson;
     expect(run.stderr).toContain(`ingesting 4 of 4 document(s) into ${KB}`);
@@ -363,7 +368,7 @@ describe('ragtime eval (issue 13): the harness on the committed golden set sampl
       { id: 'absent-quantum', question: '量子计算机的散热怎么做？', answerable: false },
     ];
     writeFileSync(path.join(set, 'questions.jsonl'), questions.map((q) => JSON.stringify(q)).join('\n'));
-    const first = await ragtime(['eval', set, '--kb', KB, '--out', path.join(dataDir, 'eval-compare-1')], offlineEnv, 120_000);
+    const first = await ragtime(['eval', set, '--kb', KB, '--out', path.join(dataDir, 'eval-compare-1')]);
     expect(first.code).toBe(0);
     expect(first.stderr).toContain(`reusing knowledge base ${KB}`);
     expect(first.stdout).toContain('lost at  answer 1');
@@ -372,11 +377,11 @@ describe('ragtime eval (issue 13): the harness on the committed golden set sampl
     const doctored = path.join(dataDir, 'doctored-report.json');
     before.questions = before.questions.map((q) => (q.id === 'warranty-aurora' ? { ...q, answer_contains_gold: true, attribution: null } : q));
     writeFileSync(doctored, JSON.stringify(before));
-    const compared = await ragtime(['eval', set, '--kb', KB, '--out', path.join(dataDir, 'eval-compare-2'), '--compare', doctored], offlineEnv, 120_000);
+    const compared = await ragtime(['eval', set, '--kb', KB, '--out', path.join(dataDir, 'eval-compare-2'), '--compare', doctored]);
     expect(compared.code).toBe(1);
     expect(compared.stdout).toContain('1 regression(s), 0 improvement(s)');
     expect(compared.stdout).toContain('regression warranty-aurora: answer → answer (answer)');
-    const tolerated = await ragtime(['eval', set, '--kb', KB, '--out', path.join(dataDir, 'eval-compare-3'), '--compare', doctored, '--max-regressions', '1'], offlineEnv, 120_000);
+    const tolerated = await ragtime(['eval', set, '--kb', KB, '--out', path.join(dataDir, 'eval-compare-3'), '--compare', doctored, '--max-regressions', '1']);
     expect(tolerated.code).toBe(0);
     const badSet = await ragtime(['eval', path.join(dataDir, 'no-such-set')]);
     expect(badSet.code).toBe(2);
@@ -430,7 +435,7 @@ describe('errors: one line naming the problem and the fix', () => {
       [['runs', '--limit', 'abc'], '--limit abc is not a whole number from 1 to 1000'],
       [['runs', '--limit', '0'], '--limit 0 is not a whole number from 1 to 1000'],
     ] as const) {
-      const refused = await ragtime([...args], unreachable);
+      const refused = await ragtimeProcess([...args], unreachable);
       expect([refused.code, refused.stderr.trim()]).toEqual([2, `ragtime: INVALID_INPUT: ${message}`]);
     }
     const badSession = await ragtime(['ask', 'Aurora X2 保修期？', '--session', 'a b'], unreachable);
