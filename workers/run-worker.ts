@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
 import { temporal } from '@temporalio/proto';
 import { createActivities } from '../activities';
+import { cachedWorkflowBundle } from './workflow-bundle';
 import { describePayloadEncryption, ragtimeDataConverter } from '../client/codec/data-converter';
 import { describeTelemetry, setupTelemetry } from '../runtime/telemetry/setup-telemetry';
 import type { RagConfig } from '../core/config';
@@ -42,6 +43,12 @@ export async function runWorker(config: RagConfig, options: WorkerOptions = {}):
     try {
       const metered = await metrics?.start();
       const traced = telemetryWorkerOptions(telemetry);
+      const dataConverter = ragtimeDataConverter(config.codec);
+      // Bundled with the interceptor modules and the failure converter, as workflowsPath would; cached on disk.
+      const workflowBundle = await cachedWorkflowBundle({
+        failureConverterPath: dataConverter.failureConverterPath,
+        workflowInterceptorModules: traced.interceptors?.workflowModules,
+      });
       const worker = await Worker.create({
         connection,
         namespace: config.temporal.namespace,
@@ -49,9 +56,9 @@ export async function runWorker(config: RagConfig, options: WorkerOptions = {}):
         // The SDK's default identity (pid@host) plus the default knowledge base: Temporal lists it with the task
         // queue's pollers, so `ragtime doctor` reads each live worker's default there (issue 33 §1).
         identity: workerIdentity(config),
-        workflowsPath: require.resolve('../workflows'),
+        workflowBundle,
         // Payload encryption: the codec runs at the worker's edge, outside the workflow sandbox.
-        dataConverter: ragtimeDataConverter(config.codec),
+        dataConverter,
         activities: createActivities({
           models: adapters.chat.models,
           retriever: adapters.retriever,
@@ -65,7 +72,7 @@ export async function runWorker(config: RagConfig, options: WorkerOptions = {}):
         // OpenTelemetry: interceptors and the workflow-span sink, or nothing when RAGTIME_OTEL_EXPORTER=none; metrics
         // (RAGTIME_METRICS_ADDRESS) read at the activity boundary.
         ...traced,
-        interceptors: { ...traced.interceptors, activity: [...(traced.interceptors?.activity ?? []), ...(metered?.interceptors ?? [])] },
+        interceptors: { ...traced.interceptors, workflowModules: undefined, activity: [...(traced.interceptors?.activity ?? []), ...(metered?.interceptors ?? [])] },
       });
       const running = worker.run();
       // The start-up line says the worker polls: printed once Temporal lists it among the task queue's pollers, so

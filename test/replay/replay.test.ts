@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
-import { DefaultLogger, Runtime, Worker, bundleWorkflowCode, type WorkflowBundleWithSourceMap } from '@temporalio/worker';
+import { DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { cachedWorkflowBundle } from '../../workers/workflow-bundle';
 import { ENCODING_ENCRYPTED } from '../../client/codec/aes-gcm-codec';
 import { ragtimeDataConverter } from '../../client/codec/data-converter';
 import { TEST_CODEC_KEY_2, TEST_KEYRING, testKeyring } from '../support/codec-keys';
@@ -21,11 +22,11 @@ const HISTORY_DIR = path.join(__dirname, 'histories');
 const files = readdirSync(HISTORY_DIR).filter((file) => file.endsWith('.json')).sort();
 const dataConverter = ragtimeDataConverter(TEST_KEYRING);
 
-let workflowBundle: WorkflowBundleWithSourceMap;
+let workflowBundle: WorkflowBundle;
 
 beforeAll(async () => {
   Runtime.install({ logger: new DefaultLogger('ERROR') });
-  workflowBundle = await bundleWorkflowCode({ workflowsPath: require.resolve('../../workflows'), logger: new DefaultLogger('WARN') });
+  workflowBundle = await cachedWorkflowBundle();
 }, 120_000);
 
 const readHistory = (file: string) => JSON.parse(readFileSync(path.join(HISTORY_DIR, file), 'utf8'));

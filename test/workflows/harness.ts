@@ -8,9 +8,8 @@ import {
   NativeConnection,
   Runtime,
   Worker,
-  bundleWorkflowCode,
   type WorkerOptions,
-  type WorkflowBundleWithSourceMap,
+  type WorkflowBundle,
 } from '@temporalio/worker';
 import { createActivities } from '../../activities';
 import { createOfflineChatModels, offlineWriteAnswer } from '../../activities/adapters/offline-chat-models';
@@ -26,6 +25,7 @@ import { RagClient } from '../../client/rag-client';
 import type { CodecKeyring } from '../../core/codec-keys';
 import { TEST_KEYRING } from '../support/codec-keys';
 import { assertReachable, services } from '../support/services';
+import { cachedWorkflowBundle } from '../../workers/workflow-bundle';
 
 /*
  * Workflow tests run the real ragWorkflow on the dev server that `make test` started, with the real activity code
@@ -36,7 +36,7 @@ import { assertReachable, services } from '../support/services';
 export type WorkflowEnv = {
   client: Client;
   nativeConnection: NativeConnection;
-  workflowBundle: WorkflowBundleWithSourceMap;
+  workflowBundle: WorkflowBundle;
   /** The data converter of the client; give it to every worker of the test (Worker.create({ dataConverter })). */
   dataConverter: DataConverter;
   close(): Promise<void>;
@@ -59,12 +59,11 @@ export async function openWorkflowEnv(options: WorkflowEnvOptions = {}): Promise
   const connection = await connectTemporal({ address });
   const nativeConnection = await NativeConnection.connect({ address });
   const dataConverter = ragtimeDataConverter(options.codec === undefined ? TEST_KEYRING : options.codec);
-  // As a worker with workflowsPath does: the workflow sandbox converts failures with the same converter.
-  const workflowBundle = await bundleWorkflowCode({
-    workflowsPath: require.resolve('../../workflows'),
+  // As a worker does: the workflow sandbox converts failures with the same converter. Bundled once per version of
+  // the workflow code for every test file and worker (workers/workflow-bundle.ts).
+  const workflowBundle = await cachedWorkflowBundle({
     workflowInterceptorModules: options.workflowInterceptorModules,
-    logger: new DefaultLogger('WARN'),
-    ...(dataConverter.failureConverterPath ? { failureConverterPath: dataConverter.failureConverterPath } : {}),
+    failureConverterPath: dataConverter.failureConverterPath,
   });
   return {
     client: new Client({ connection, dataConverter }),
