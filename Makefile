@@ -1,12 +1,13 @@
 # ragtime: the two commands of the README are `make demo` and `make test`; the rest are helpers.
 # Every target runs a script under scripts/ (ports and addresses: scripts/env.sh).
 .DEFAULT_GOAL := help
-.PHONY: help setup demo test up down status eval-golden eval-open eval-open-run eval-retrieval eval-answers bench-retrieval bench
+.PHONY: help setup demo test check up down status eval-golden eval-open eval-open-run eval-retrieval eval-answers bench-retrieval bench
 .PHONY: cluster-up cluster-down cluster-status test-cluster test-first-hour
 
 help:
 	@echo "make demo    install, start the local services and a worker, ingest samples/knowledge, tour every route"
 	@echo "make test    install, start the services, typecheck, lint, run the whole jest suite, stop what it started"
+	@echo "make check   the quick tier: typecheck, lint, unit tests, time-skipping workflow tests, replay (no services; docs/TESTING.md)"
 	@echo "make up | down | status    start / stop / show the local services (down also stops the demo's worker)"
 	@echo "make setup   install node_modules and the project-local .venv only"
 	@echo "make eval-golden      build the open golden sets from CMRC 2018 dev and run ragtime eval on them with a fresh worker (docs/EVALUATION.md)"
@@ -28,6 +29,9 @@ demo:
 
 test:
 	@bash scripts/test.sh
+
+check:
+	@bash scripts/check.sh
 
 up: setup
 	@bash scripts/services.sh up
