@@ -1,8 +1,8 @@
 import { hostname } from 'node:os';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
-import { temporal } from '@temporalio/proto';
 import { createActivities } from '../activities';
 import { cachedWorkflowBundle } from './workflow-bundle';
+import { untilWorkerPolls } from '../client/worker-check';
 import { describePayloadEncryption, ragtimeDataConverter } from '../client/codec/data-converter';
 import { describeTelemetry, setupTelemetry } from '../runtime/telemetry/setup-telemetry';
 import type { RagConfig } from '../core/config';
@@ -77,7 +77,7 @@ export async function runWorker(config: RagConfig, options: WorkerOptions = {}):
       const running = worker.run();
       // The start-up line says the worker polls: printed once Temporal lists it among the task queue's pollers, so
       // that a question asked right after it (a script, a test) does not meet "no ragtime worker polls" (issue 31).
-      await Promise.race([running, untilListedAsPoller(connection, config.temporal, worker.options.identity)]);
+      await Promise.race([running, untilWorkerPolls(connection.workflowService, { ...config.temporal, identity: worker.options.identity })]);
       log(
         `ragtime worker: task queue "${config.temporal.taskQueue}" on ${config.temporal.address} (namespace ${config.temporal.namespace})\n` +
           `  identity:    ${worker.options.identity}; connection ${describeTemporalSecurity(config.temporal)}\n` +
@@ -100,17 +100,5 @@ export async function runWorker(config: RagConfig, options: WorkerOptions = {}):
     await adapters.close();
     await metrics?.close();
     await telemetry.shutdown();
-  }
-}
-
-/** Resolves once the task queue's workflow pollers include `identity`, or after 10 s (the line then still prints). */
-async function untilListedAsPoller(connection: NativeConnection, settings: RagConfig['temporal'], identity: string): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  while (Date.now() < deadline) {
-    const reply = await connection.workflowService
-      .describeTaskQueue({ namespace: settings.namespace, taskQueue: { name: settings.taskQueue }, taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW })
-      .catch(() => null);
-    if (reply?.pollers.some((poller) => poller.identity === identity)) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }

@@ -27,7 +27,13 @@ export function createMilvusCatalog(connection: MilvusConnection, dim: number): 
       const names = (reply.data ?? []).map((collection) => collection.name).sort();
       const ragtime: string[] = [];
       for (const name of names) {
-        const described = await milvusCall(where, 'describeCollection', () => client.describeCollection({ collection_name: name }));
+        const described = await milvusCall(where, 'describeCollection', () => client.describeCollection({ collection_name: name })).catch(async (error: unknown) => {
+          // Dropped between the listing and now (another process' `kb drop`): it is not a knowledge base any more.
+          const still = await milvusCall(where, 'hasCollection', () => client.hasCollection({ collection_name: name }));
+          if (still.value) throw error;
+          return null;
+        });
+        if (described === null) continue;
         const fields = new Set(described.schema.fields.map((field) => field.name));
         if (REQUIRED_FIELDS.every((field) => fields.has(field))) ragtime.push(name);
       }

@@ -60,7 +60,9 @@ export function registerKnowledgeBaseCommands(program: Command, context: CliCont
     .action(async (flags: { json?: boolean }) =>
       withKnowledge(context, async (admin) => {
         const names = await admin.list();
-        const stats = await Promise.all(names.map((name) => admin.stats(name)));
+        // A knowledge base dropped after the listing (another process' `kb drop`) is left out, not an error.
+        const listed = await Promise.all(names.map((name) => admin.stats(name).catch((error: unknown) => (error instanceof RagError && error.code === 'UNKNOWN_KB' ? null : Promise.reject(error)))));
+        const stats = listed.filter((s) => s !== null);
         if (flags.json) {
           console.log(JSON.stringify(stats.map((s) => ({ ...s, default: s.kb === context.config.milvus.collection })), null, 2));
           return;

