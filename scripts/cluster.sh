@@ -4,7 +4,7 @@
 # nothing with it (own ports, data dir and PostgreSQL instance). ragtime talks to it by its address only:
 #   TEMPORAL_ADDRESS=127.0.0.1:$CLUSTER_TEMPORAL_PORT node bin/ragtime.js worker
 #
-# Usage: scripts/cluster.sh up | down [frontend|history|matching|worker|postgres ...] | status
+# Usage: scripts/cluster.sh up | down [frontend|history|matching|worker|postgres ...] | status | build
 #
 # up      1. builds temporal-server and temporal-sql-tool (go.temporal.io/server at CLUSTER_TEMPORAL_VERSION, from the
 #            Go module proxy) into CLUSTER_BIN_DIR, once: a binary that reports that version is reused;
@@ -18,6 +18,7 @@
 #         Idempotent: what runs and answers is left alone, what does not is started (a killed service comes back).
 # down    stops the named services (default: all four and PostgreSQL), SIGTERM then SIGKILL after 30 s.
 # status  one line per process with its pid and ports; exit 0 when all five run, 3 otherwise.
+# build   step 1 of up alone: the binaries into CLUSTER_BIN_DIR (one build per machine and version; minutes the first time).
 #
 # Ports and paths: scripts/cluster/env.sh. Logs and pid files: $CLUSTER_DATA_DIR/logs/<service>.log, run/<service>.pid.
 set -euo pipefail
@@ -285,7 +286,7 @@ cmd_status() {
 }
 
 usage() {
-  err "usage: scripts/cluster.sh up | down [${SERVICES[*]} postgres] | status"
+  err "usage: scripts/cluster.sh up | down [${SERVICES[*]} postgres] | status | build"
   exit 2
 }
 
@@ -306,6 +307,7 @@ main() {
     up) [[ $# -eq 0 ]] || usage; cmd_up ;;
     down) cmd_down "$@" ;;
     status) cmd_status ;;
+    build) [[ $# -eq 0 ]] || usage; build ;;
     *) usage ;;
   esac
 }

@@ -15,7 +15,8 @@
 #                                        fault test leaves the tests' PostgreSQL (POSTGRES_PORT) alone
 #   CLUSTER_NAMESPACE (TEMPORAL_NAMESPACE, else default)   the namespace registered for ragtime
 # Built binaries (temporal-server, temporal-sql-tool) and the schema files: CLUSTER_BIN_DIR (default
-# <repo>/.tools/temporal-server-<version>; kept apart from the data dir so `rm -rf .data` does not rebuild).
+# ${XDG_CACHE_HOME:-~/.cache}/ragtime/temporal-server-<version>: they depend on the version alone, so every checkout
+# and clone of this machine shares one build, and `rm -rf .data` does not rebuild).
 # Data, logs and pid files: CLUSTER_DATA_DIR (default $RAGTIME_DATA_DIR/cluster).
 
 CLUSTER_TEMPORAL_VERSION="${CLUSTER_TEMPORAL_VERSION:-v1.32.0}"
@@ -25,7 +26,7 @@ CLUSTER_MATCHING_PORT="${CLUSTER_MATCHING_PORT:-7635}"
 CLUSTER_WORKER_PORT="${CLUSTER_WORKER_PORT:-7639}"
 CLUSTER_POSTGRES_PORT="${CLUSTER_POSTGRES_PORT:-5633}"
 CLUSTER_NAMESPACE="${CLUSTER_NAMESPACE:-${TEMPORAL_NAMESPACE:-default}}"
-CLUSTER_BIN_DIR="${CLUSTER_BIN_DIR:-$RAGTIME_ROOT/.tools/temporal-server-$CLUSTER_TEMPORAL_VERSION}"
+CLUSTER_BIN_DIR="${CLUSTER_BIN_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/ragtime/temporal-server-$CLUSTER_TEMPORAL_VERSION}"
 CLUSTER_DATA_DIR="${CLUSTER_DATA_DIR:-$RAGTIME_DATA_DIR/cluster}"
 CLUSTER_TEMPORAL_ADDRESS="${CLUSTER_TEMPORAL_ADDRESS:-127.0.0.1:$CLUSTER_TEMPORAL_PORT}"
 
