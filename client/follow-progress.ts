@@ -1,26 +1,33 @@
 import type { RagStep } from '../core/progress/rag-step';
 
+/** Reads of a settled run's last steps (and answer), when one fails: a query of a closed run replays it on a worker. */
+export const FINAL_READS = 5;
+
 /** Identifies a step across polls: the same step keeps its texts, group and times wherever it is listed. */
 const stepKey = (step: RagStep): string => JSON.stringify([step.group ?? '', step.icon, step.label, step.detail, step.elapsed_ms]);
 
 /**
  * One read of a run's progress: hands each step not in `seen` to `onStep` (and adds it). Steps are matched by
  * content, not position: while sub-questions run, their live steps follow the parent's, and once they finish the
- * parent lists them itself in its own order. Errors while polling (the run may not exist for its first
- * milliseconds) and from `onStep` are ignored: the outcome decides success.
+ * parent lists them itself in its own order. Errors from `onStep` are ignored, and so are errors while polling (the
+ * run may not exist for its first milliseconds), but the read then resolves false so a caller's last read can be
+ * repeated: a failed query after the run settled (a busy worker replaying it) used to drop the last steps silently.
  */
 export function stepFlusher(
   poll: () => Promise<RagStep[]>,
   onStep: (step: RagStep, count: number) => void | Promise<void>,
   seen = new Set<string>(),
-): () => Promise<void> {
+): () => Promise<boolean> {
   return async () => {
-    for (const step of await poll().catch(() => [] as RagStep[])) {
+    const steps = await poll().catch(() => null);
+    if (steps === null) return false;
+    for (const step of steps) {
       const key = stepKey(step);
       if (seen.has(key)) continue;
       seen.add(key);
       await Promise.resolve(onStep(step, seen.size)).catch(() => undefined);
     }
+    return true;
   };
 }
 
@@ -48,6 +55,6 @@ export async function followProgress<T>(
   } finally {
     done = true;
     await loop;
-    await flush();
+    for (let tries = 1; !(await flush()) && tries < FINAL_READS; tries += 1) await new Promise((resolve) => setTimeout(resolve, intervalMs * 2 ** tries));
   }
 }

@@ -3,11 +3,8 @@ import type { RagStep } from '../core/progress/rag-step';
 import type { AnswerStreamMessage } from '../core/schemas/answer-stream';
 import type { RagOutcome } from '../core/schemas/run-io';
 import { readAnswerStream, type AnswerStreamReader } from './read-answer-stream';
-import { stepFlusher } from './follow-progress';
+import { FINAL_READS, stepFlusher } from './follow-progress';
 import type { RagClient } from './rag-client';
-
-/** Reads of what was written before the run settled, when one fails. */
-const FINAL_READS = 3;
 
 export type RunListener = {
   /** Each progress step once, counted from 1 (client/follow-progress.ts). Pass `seen` to carry on after an answer. */
@@ -39,7 +36,7 @@ export async function followRun(
   listener: RunListener,
   { intervalMs = 100 }: FollowRunOptions = {},
 ): Promise<RagOutcome> {
-  const flushSteps = listener.steps ? stepFlusher(() => rag.getProgress(workflowId), listener.steps.onStep, listener.steps.seen) : async () => undefined;
+  const flushSteps = listener.steps ? stepFlusher(() => rag.getProgress(workflowId), listener.steps.onStep, listener.steps.seen) : async () => true;
   const answer = listener.answer;
   const view = new AnswerStreamView();
   const emit = (messages: AnswerStreamMessage[]) => messages.forEach((message) => answer?.onMessage(message));
@@ -52,9 +49,9 @@ export async function followRun(
    */
   const read = async () => {
     const answered = await readAnswer();
-    await flushSteps();
+    const stepsRead = await flushSteps();
     emit(held.splice(0));
-    return answered;
+    return answered && stepsRead;
   };
   let settled = false;
   let wake: () => void = () => undefined;
@@ -76,9 +73,9 @@ export async function followRun(
     // The outcome is here: no waiting out the interval before the last reads.
     wake();
     await loop;
-    // The last steps and what the writer published before the run settled (read again if a read fails: a busy
-    // store, a query timeout), then the record.
-    for (let tries = 1; !(await read()) && tries < FINAL_READS; tries += 1) await new Promise((resolve) => setTimeout(resolve, intervalMs));
+    // The last steps and what the writer published before the run settled (read again, waiting longer each time, if
+    // either read fails: a busy store, a query of the closed run timing out), then the record.
+    for (let tries = 1; !(await read()) && tries < FINAL_READS; tries += 1) await new Promise((resolve) => setTimeout(resolve, intervalMs * 2 ** tries));
     if (answer) emit(view.finish(outcome.status === 'completed' ? outcome.answer : null, outcome.docs));
     return outcome;
   } finally {

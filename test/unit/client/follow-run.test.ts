@@ -149,4 +149,30 @@ describe('followRun: steps, then sources, text and the checked record, in the or
     ]);
     expect(got).toEqual(['writing the answer', 'answer written, citations verified', 'sources', 'delta:Aurora X2 提供 2 年保修[1]。', 'final']);
   });
+
+  test('a query of the settled run that fails is read again: its last steps are not dropped (the CI failure of mcp-stdio)', async () => {
+    // The run settles without the listener having seen its answer's steps; the first query after that fails, as a
+    // query of a closed run does when no worker replays it in time. Before, the read after the outcome counted as
+    // done when the answer's read worked, and 'writing the answer' never reached the listener.
+    const run = scriptedRun([(s) => s.steps.push(step('grading', 5))], answered);
+    let steps: RagStep[] = [];
+    let settled = false;
+    let failures = 0;
+    void run.pending.then(() => {
+      settled = true;
+      steps = [step('grading', 5), step('writing the answer', 10), step('answer written, citations verified', 20)];
+    });
+    const rag = {
+      getProgress: async () => {
+        if (!settled) return run.rag.getProgress();
+        if (failures++ === 0) throw new Error('query timed out');
+        return steps;
+      },
+      getAnswerStream: async () => ({ generation: null, docs: [] }),
+    };
+    const got: string[] = [];
+    await followRun(run.pending, rag, 'rag-s-1', { steps: { onStep: (s) => void got.push(s.label) } }, { intervalMs: 1 });
+    expect(failures).toBeGreaterThanOrEqual(2);
+    expect(got).toEqual(['grading', 'writing the answer', 'answer written, citations verified']);
+  });
 });
