@@ -14,7 +14,8 @@ import type { CliHost } from './host';
 export type CliContext = {
   config: RagConfig;
   host: CliHost;
-  uiBaseUrl: string;
+  /** Where run links point; null when TEMPORAL_UI_URL is set empty (no UI: no link). */
+  uiBaseUrl: string | null;
   client(): Promise<RagClient>;
   /** The client, once a worker is known to poll the task queue (commands that start or advance a run). */
   clientWithWorker(): Promise<RagClient>;

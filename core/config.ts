@@ -39,7 +39,7 @@ export const RagConfig = z.object({
    * `tls` (TEMPORAL_TLS*, mTLS with a client certificate) and `apiKey` (TEMPORAL_API_KEY, Temporal Cloud; it turns TLS
    * on) for secured clusters: every client and worker connects with them (runtime/temporal-connection.ts).
    */
-  temporal: z.object({ address: text, namespace: text, taskQueue: text, tls: TlsSettings.nullish(), apiKey: text.optional(), uiUrl: text }),
+  temporal: z.object({ address: text, namespace: text, taskQueue: text, tls: TlsSettings.nullish(), apiKey: text.optional(), uiUrl: text.nullable() }),
   /**
    * `collection` is the default knowledge base (DESIGN §4b): RAGTIME_KB, else the spec's MILVUS_COLLECTION; runs and
    * ingestions may name others.
@@ -370,7 +370,11 @@ const configFromEnv = (files: ConfigFiles | undefined, rawEnv: Env, settingsFile
         apiKey: read.text('TEMPORAL_API_KEY'),
         // The Temporal Web UI, for links to a run: TEMPORAL_UI_URL, else the local dev server's on TEMPORAL_UI_PORT.
         // (A bad TEMPORAL_UI_PORT is reported once, by the codec server's settings, which read it too.)
-        uiUrl: (read.text('TEMPORAL_UI_URL') ?? localAddress.temporalUi(pythonInt(read.text('TEMPORAL_UI_PORT') ?? '') ?? OBSERVABILITY_DEFAULTS.TEMPORAL_UI_PORT)).replace(/\/+$/, ''),
+        // Set but empty: no UI to link to (a cluster without one: docs/DEPLOYMENT.md), so no link rather than the dev server's.
+        uiUrl:
+          read.verbatim('TEMPORAL_UI_URL')?.value.trim() === ''
+            ? null
+            : (read.text('TEMPORAL_UI_URL') ?? localAddress.temporalUi(pythonInt(read.text('TEMPORAL_UI_PORT') ?? '') ?? OBSERVABILITY_DEFAULTS.TEMPORAL_UI_PORT)).replace(/\/+$/, ''),
       },
       milvus: {
         // The original's MILVUS_HOST and MILVUS_PORT matter (and are checked) only when MILVUS_ADDRESS is unset.
@@ -422,7 +426,7 @@ const configFromEnv = (files: ConfigFiles | undefined, rawEnv: Env, settingsFile
     const { file, found, recorded } = settingsFile;
     const used = settingsUsed(rawEnv, recorded, {
       temporalAddress: config.temporal.address,
-      temporalUiUrl: config.temporal.uiUrl,
+      temporalUiUrl: config.temporal.uiUrl ?? '(none: TEMPORAL_UI_URL is empty)',
       taskQueue: config.temporal.taskQueue,
       milvusAddress: config.milvus.address,
       embeddingsBaseUrl: config.embeddings.baseUrl,

@@ -31,7 +31,7 @@ export function registerServe(program: Command, context: CliContext, setExit: (c
         host: flags.host ?? config.api.host,
         port,
         logLevel: command.parent?.opts().verbose ? 'info' : 'warn',
-        temporalUiUrl: context.uiBaseUrl,
+        ...(context.uiBaseUrl ? { temporalUiUrl: context.uiBaseUrl } : {}),
       });
       console.log(server.banner);
       await untilStopped();

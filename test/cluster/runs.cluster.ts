@@ -35,7 +35,7 @@ async function ragtimeJson<T>(args: string[], timeoutMs = 60_000): Promise<{ cod
   try {
     return { code: run.code, json: JSON.parse(run.stdout) as T };
   } catch {
-    throw new Error(`ragtime ${args.join(' ')} printed no JSON (exit ${run.code}):\n${tail(run.stdout)}\n${tail(run.stderr)}`);
+    throw new Error(`ragtime ${args.join(' ')} printed no JSON (exit ${run.code}):\n${tail(run.stdout)}\n${tail(run.stderr)}\nthe worker (exit ${worker.child.exitCode}):\n${tail(worker.output())}`);
   }
 }
 

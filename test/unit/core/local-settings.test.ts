@@ -45,6 +45,12 @@ describe('the *_PORT variables in the environment, no settings file', () => {
     expect([config.temporal.address, config.embeddings.baseUrl, config.codecServer.port]).toEqual(['temporal:7233', 'http://e:1/v1', 9]);
   });
 
+  test('TEMPORAL_UI_URL set empty: no UI to link to (a cluster without one), not the dev server\'s on the default port', () => {
+    expect(parseConfig({ TEMPORAL_UI_URL: '' }).temporal.uiUrl).toBeNull();
+    expect(parseConfig({ TEMPORAL_UI_URL: ' ', TEMPORAL_UI_PORT: '18233' }).temporal.uiUrl).toBeNull();
+    expect(parseConfig({}).temporal.uiUrl).toBe('http://127.0.0.1:8233');
+  });
+
   test('a port that is not one: INVALID_CONFIG naming it, nothing derived from it', () => {
     let message = '';
     try {

@@ -33,7 +33,7 @@ function app(env: Record<string, string>): Record<string, string> {
     EMBEDDING_BASE_URL: config.embeddings.baseUrl,
     RAGTIME_CODEC_PORT: String(config.codecServer.port),
     RAGTIME_API_PORT: String(config.api.port),
-    TEMPORAL_UI_PORT: new URL(config.temporal.uiUrl).port,
+    TEMPORAL_UI_PORT: new URL(config.temporal.uiUrl ?? '').port,
   };
 }
 
