@@ -23,6 +23,7 @@ import { createAuditStore, type SqlAuditStore } from '../../activities/adapters/
 import type { SessionTrace } from '../../core/schemas/audit';
 import { hashToken } from '../../server/http/token-auth';
 import type { RunResult, SearchResult } from '../../server/mcp/tool-schemas';
+import { closedStatus } from '../support/closed-status';
 import { newMilvusClient } from '../support/milvus';
 import { REPO_ROOT, pollUntil, services } from '../support/services';
 import { RAGTIME_BIN, assertServicesReachable, serviceEnvironment, startWorkerProcess, stopWorkerProcess, tail } from '../support/worker-process';
@@ -319,8 +320,7 @@ test('a cancelled tool call cancels its run: the workflow ends CANCELLED and the
 
   temporalConnection ??= await connectTemporal({ address: services.temporalAddress });
   const temporal = new TemporalClient({ connection: temporalConnection });
-  const description = await temporal.workflow.getHandle(row?.workflowId ?? '').describe();
-  expect(description.status.name).toBe('CANCELLED');
+  expect(await closedStatus(temporal.workflow.getHandle(row?.workflowId ?? ''))).toBe('CANCELLED');
 });
 
 test('a client that disconnects mid-call does not cancel the run: it stays durable for get_run', async () => {

@@ -12,6 +12,7 @@ import type { ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
 import { newMcpClient, type Elicit } from '../support/mcp-client';
 import { SessionTrace } from '../../core/schemas/audit';
 import type { RunResult } from '../../server/mcp/tool-schemas';
+import { closedStatus } from '../support/closed-status';
 import { pollUntil } from '../support/services';
 import { KBS, SLOW, TOKENS, bearer, clarifyQuestion, openHttpHarness, simpleQuestion, type HttpHarness, type Tenant } from '../support/http-harness';
 import { sessionId } from '../workflows/harness';
@@ -229,14 +230,7 @@ test('cancelling a tool call over HTTP cancels the run (CANCELLED), and the audi
     return parsed.runs[0]?.status === 'cancelled' && (parsed.agentToolCalls ?? []).length === 1 ? parsed : undefined;
   }, { timeoutMs: 10_000, intervalMs: 100 });
   expect(trace.agentToolCalls?.[0]).toMatchObject({ toolName: 'ask_knowledge', success: false, errorCode: 'CANCELLED' });
-  // The audit records the cancellation when it is requested; Temporal closes the run once a workflow task has
-  // processed it (a moment later on a busy machine: read RUNNING here once, under make test's load).
-  const handle = harness.env.client.workflow.getHandle(trace.runs[0]?.workflowId ?? '');
-  const closed = await pollUntil('the run closed', async () => {
-    const { status } = await handle.describe();
-    return status.name === 'RUNNING' ? undefined : status.name;
-  }, { timeoutMs: 20_000, intervalMs: 100 });
-  expect(closed).toBe('CANCELLED');
+  expect(await closedStatus(harness.env.client.workflow.getHandle(trace.runs[0]?.workflowId ?? ''))).toBe('CANCELLED');
 });
 
 test('CORS for browser MCP clients: a preflight from an allowed origin, and Mcp-Session-Id exposed on the response', async () => {
