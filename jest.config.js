@@ -2,7 +2,7 @@ const { soloSuites, escape } = require('./test/support/jest-tiers');
 
 /*
  * `make test` runs jest twice (scripts/test.sh, docs/TESTING.md): RAGTIME_TEST_TIER=shared runs every suite but the
- * solo ones side by side in RAGTIME_TEST_WORKERS worker processes (default 2, measured in docs/TESTING.md), then
+ * solo ones side by side in RAGTIME_TEST_WORKERS worker processes (default 3, measured in docs/TESTING.md), then
  * RAGTIME_TEST_TIER=solo runs the suites marked `@solo` one at a time. Unset (`npx jest <file>`), every suite runs.
  * The suites share only the local services: each makes its own task queue, collection, data dir and rows.
  */
@@ -11,7 +11,7 @@ if (tier !== undefined && tier !== 'shared' && tier !== 'solo') {
   throw new Error(`RAGTIME_TEST_TIER must be shared or solo (or unset for every suite), got ${JSON.stringify(tier)}`);
 }
 const solo = tier === undefined ? [] : soloSuites().map((file) => escape(file));
-const workers = Number(process.env.RAGTIME_TEST_WORKERS ?? 2);
+const workers = Number(process.env.RAGTIME_TEST_WORKERS ?? 3);
 if (!Number.isInteger(workers) || workers < 1) {
   throw new Error(`RAGTIME_TEST_WORKERS must be a whole number of jest workers ≥ 1, got ${JSON.stringify(process.env.RAGTIME_TEST_WORKERS)}`);
 }

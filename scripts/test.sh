@@ -2,7 +2,7 @@
 # `make test`: install (scripts/setup.sh), start the local services that are not running yet (the default three
 # plus postgres, which only the tests of the SQL stores use), typecheck, lint, run the whole jest suite, then stop
 # only the services this run started. The suite runs in two tiers (docs/TESTING.md): the shared tier side by side in
-# RAGTIME_TEST_WORKERS jest workers (default 2), then the suites marked `@solo` one at a time. At the end it prints
+# RAGTIME_TEST_WORKERS jest workers (default 3), then the suites marked `@solo` one at a time. At the end it prints
 # the slowest suites and checks that no jest worker's heap grew past RAGTIME_TEST_MAX_HEAP_MB (default 3072).
 # Exits non-zero when any step fails. Extra arguments go to one jest run over every suite instead of the two tiers
 # (e.g. `scripts/test.sh test/smoke`).
