@@ -2,12 +2,6 @@ import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, s
 import type { RagActivities } from '../activities/contracts';
 import { MODEL_CALL, TERMINAL_ERRORS } from './activity-options';
 
-/**
- * Patch id of the planner's attempts made by the workflow (issue 26 §5). Asked only by runs that speculate ahead of
- * the planner; the others keep Temporal's retries, and every earlier history replays unchanged.
- */
-export const PLANNER_ATTEMPTS_PATCH = 'ragtime-20261202-planner-attempts';
-
 const RETRY = MODEL_CALL.retry ?? {};
 const MAX_ATTEMPTS = RETRY.maximumAttempts ?? 5;
 const ONE_ATTEMPT = { ...MODEL_CALL, retry: { ...RETRY, maximumAttempts: 1 } };

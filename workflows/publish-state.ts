@@ -1,5 +1,6 @@
-import { patched, setCurrentDetails, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
+import { setCurrentDetails, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
 import type { RagRun } from '../core/run/rag-run';
+import { MEMO_MODELS_PATCH, patchedFor } from './start-patches';
 import { RAG_COMPLEXITY, RAG_HITL_ROUNDS, RAG_ROUTE, RAG_STATUS } from './search-attributes';
 
 /**
@@ -20,9 +21,6 @@ export function publishState(run: RagRun): void {
   );
 }
 
-/** Patch id of the memo that names the models (added after the first recorded histories). */
-export const MEMO_MODELS_PATCH = 'ragtime-20261130-memo-models';
-
 /**
  * Notes which provider and models answered (DESIGN §6: visible in each run's memo), once per run: the first model
  * result carries it. Histories recorded before this existed replay without the memo command.
@@ -30,5 +28,5 @@ export const MEMO_MODELS_PATCH = 'ragtime-20261130-memo-models';
 export function noteModels(run: RagRun, producedBy: string | undefined): void {
   if (!producedBy || run.models === producedBy) return;
   run.models = producedBy;
-  if (patched(MEMO_MODELS_PATCH)) upsertMemo({ models: producedBy });
+  if (patchedFor(run, MEMO_MODELS_PATCH)) upsertMemo({ models: producedBy });
 }

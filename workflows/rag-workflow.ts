@@ -27,11 +27,12 @@ import {
   submitHitlAnswerUpdate,
   traceQuery,
 } from './messages';
-import { PLANNER_ATTEMPTS_PATCH, planWithVisibleAttempts } from './planner-attempts';
+import { planWithVisibleAttempts } from './planner-attempts';
 import { publishState } from './publish-state';
 import { resumeWithAnswer } from './resume-node';
 import { speculateAheadOfPlanner } from './speculate-ahead-of-planner';
 import { attachSpeculator } from './speculation';
+import { PLANNER_ATTEMPTS_PATCH, decidePatchesAtStart, patchedFor } from './start-patches';
 
 /**
  * The RAG graph of spec §3–§4 as one durable run: classify, retrieve, grade, rewrite once, or fan out into
@@ -51,6 +52,7 @@ export async function ragWorkflow(rawInput: RagWorkflowInput): Promise<RagOutcom
   const run = new RagRun(startedAt);
   run.kb = input.kb ?? null;
   attachSpeculator(run, input.speculation);
+  decidePatchesAtStart(run);
   const recorder = new AuditRecorder(run.audit, ids, auditMode());
   run.audit.runStarted(startedAt, {
     resumed: input.resumeFrom !== undefined,
@@ -143,7 +145,7 @@ async function answerQuestion(run: RagRun, startedAt: number): Promise<void> {
   let ahead = speculateAheadOfPlanner(run);
   // Issue 26 §5: the first failed planner attempt stops what runs beside it, before it sends model calls a failing
   // planner would not have; the later attempts run as without speculation.
-  const seesAttempts = ahead !== null && patched(PLANNER_ATTEMPTS_PATCH);
+  const seesAttempts = ahead !== null && patchedFor(run, PLANNER_ATTEMPTS_PATCH);
   const stopAhead = (error: unknown, attempt: number) => {
     ahead?.discard(`the planner's attempt ${attempt} failed (${runErrorOf(error).type})`);
     ahead = null;

@@ -1,0 +1,50 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { historyFromJSON } from '@temporalio/common/lib/proto-utils';
+import { DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio/worker';
+import { cachedWorkflowBundle } from '../../workers/workflow-bundle';
+import { ragtimeDataConverter } from '../../client/codec/data-converter';
+import { TEST_KEYRING } from '../support/codec-keys';
+import { localActivities, splitAfterLocalActivity } from '../support/split-workflow-task';
+
+/*
+ * A loaded worker sometimes completes a workflow task with a local activity's result and sends what the run did next
+ * in the following task. A patched() call right after that activity then fails every later replay (a query of the
+ * closed run, a worker restart): "Non-deprecated patch marker encountered … no corresponding change command" — the
+ * make test failure of mcp-stdio's progress ('正在生成回答' missing: the queries of the closed run all failed).
+ * Runs recorded since PATCHES_AT_START (workflows/start-patches.ts) decide those patches before the first local
+ * activity, and replay in that shape.
+ */
+
+const HISTORY_DIR = path.join(__dirname, 'histories');
+const dataConverter = ragtimeDataConverter(TEST_KEYRING);
+const readHistory = (file: string) => JSON.parse(readFileSync(path.join(HISTORY_DIR, file), 'utf8'));
+const workflowIdOf = (json: { events: Array<{ workflowExecutionStartedEventAttributes?: { workflowId: string } }> }): string =>
+  json.events[0]!.workflowExecutionStartedEventAttributes!.workflowId;
+const replay = (json: ReturnType<typeof readHistory>) => Worker.runReplayHistory({ workflowBundle, dataConverter }, historyFromJSON(json), workflowIdOf(json));
+
+/** Histories recorded since the patches are decided at start. */
+const atStart = readdirSync(HISTORY_DIR).filter((file) => file.endsWith('.patches-at-start.json'));
+/** Each of their local activities, as a place to cut. */
+const cuts = atStart.flatMap((file) => localActivities(readHistory(file)).map(({ eventId, activityType }) => [file, activityType, eventId] as const));
+
+let workflowBundle: WorkflowBundle;
+
+beforeAll(async () => {
+  Runtime.install({ logger: new DefaultLogger('ERROR') });
+  workflowBundle = await cachedWorkflowBundle();
+}, 120_000);
+
+test('the cut reproduces the failure: a history that asked for the planner-attempts patch after its first local activity does not replay cut there', async () => {
+  const cut = splitAfterLocalActivity(readHistory('speculative-planner.planner-attempts.json'), 'openTurn');
+  await expect(replay(cut)).rejects.toThrow(/Non-deprecated patch marker encountered for change ragtime-20261202-planner-attempts/);
+});
+
+test('histories of every path are recorded with the patches decided at start, and have local activities to cut after', () => {
+  expect(atStart.length).toBeGreaterThanOrEqual(19);
+  expect(new Set(cuts.map(([, activityType]) => activityType))).toEqual(new Set(['openTurn', 'recordTurn', 'recordAudit']));
+});
+
+test.each(cuts)('%s replays with a task boundary after its local activity %s (event %s)', async (file, _activityType, eventId) => {
+  await replay(splitAfterLocalActivity(readHistory(file), { eventId }));
+});
