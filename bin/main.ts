@@ -21,8 +21,9 @@ import type * as RunWorker from '../workers/run-worker';
 /* eslint-disable @typescript-eslint/no-require-imports */
 const host: CliHost = {
   runWorker: (config, options) => (require('../workers/run-worker') as typeof RunWorker).runWorker(config, options),
+  // The CLI is the operator's: its UNKNOWN_KB names the knowledge bases that exist (a worker's and the API's do not).
   openRetriever(config) {
-    const adapters = (require('../workers/build-adapters') as typeof BuildAdapters).buildAdapters(config);
+    const adapters = (require('../workers/build-adapters') as typeof BuildAdapters).buildAdapters(config, { namesInErrors: true });
     return {
       retrieve: (query, kb) => adapters.retriever.retrieve(query, kb),
       // The grader's reply parsed as the gradeEvidence activity parses it (without its retries: a failure falls back).
@@ -32,7 +33,7 @@ const host: CliHost = {
   },
   runDoctor: (config) => (require('../workers/doctor/run-doctor') as typeof RunDoctor).runDoctor(config),
   openKnowledge(config) {
-    const adapters = (require('../workers/build-adapters') as typeof BuildAdapters).buildAdapters(config);
+    const adapters = (require('../workers/build-adapters') as typeof BuildAdapters).buildAdapters(config, { namesInErrors: true });
     const { knowledge } = adapters;
     return {
       list: () => knowledge.list(),

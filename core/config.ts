@@ -5,7 +5,7 @@ import { describeZodError, RagError } from './errors';
 import { pythonFloat, pythonInt, pythonStrip } from './python-text';
 import { ApiToken, parseApiTokenList, parseApiTokensFile } from './schemas/api-tokens';
 import { CodecKeyring, readCodecKeyring, type ConfigFiles } from './codec-keys';
-import { CodecServerSettings, OBSERVABILITY_DEFAULTS, TelemetrySettings, readCodecServerSettings, readTelemetrySettings } from './observability-config';
+import { CodecServerSettings, OBSERVABILITY_DEFAULTS, TelemetrySettings, TokenDigest, readCodecServerSettings, readTelemetrySettings, readTokenDigests } from './observability-config';
 import { RerankSettings, resolveRerankSettings } from './retrieval/rerank-config';
 import { OutputModeSetting } from './model-output/output-mode';
 import { DEFAULT_SESSION_TURNS } from './schemas/conversation';
@@ -73,6 +73,8 @@ export const RagConfig = z.object({
   api: z.object({
     tokens: z.array(ApiToken),
     tokensFile: text.optional(),
+    /** Digests of the operator's tokens (RAGTIME_API_OPERATOR_TOKENS): they open GET /api/doctor, and nothing of a tenant's. */
+    operatorTokens: z.array(TokenDigest),
     port: z.number().int().min(1).max(65535),
     host: text,
     bodyLimitBytes: z.number().int().min(1),
@@ -411,6 +413,7 @@ const configFromEnv = (files: ConfigFiles | undefined, rawEnv: Env, settingsFile
       api: {
         tokens: apiTokens(read.found('RAGTIME_API_TOKENS'), read.found('RAGTIME_API_TOKENS_FILE'), files, report),
         tokensFile: read.text('RAGTIME_API_TOKENS_FILE'),
+        operatorTokens: readTokenDigests(read, 'RAGTIME_API_OPERATOR_TOKENS', report),
         port: read.strict(read.found('RAGTIME_API_PORT'), D.RAGTIME_API_PORT, PORT),
         host: read.text('RAGTIME_API_HOST') ?? D.RAGTIME_API_HOST,
         bodyLimitBytes: read.strict(read.found('RAGTIME_API_BODY_LIMIT_BYTES'), D.RAGTIME_API_BODY_LIMIT_BYTES, POSITIVE_INTEGER),

@@ -70,6 +70,19 @@ function port(source: Found | undefined, fallback: number, report: Report): numb
   return fallback;
 }
 
+/** A comma-separated list of token digests (RAGTIME_CODEC_TOKENS, RAGTIME_API_OPERATOR_TOKENS); bad entries reported by position. */
+export function readTokenDigests(read: Reader, variable: string, report: Report): string[] {
+  const entries = (read.found(variable)?.value.split(',') ?? []).map((entry) => entry.trim()).filter((entry) => entry !== '');
+  const hashes: string[] = [];
+  entries.forEach((entry, index) => {
+    const parsed = TokenDigest.safeParse(entry.replace(/^sha256:/i, ''));
+    // The entry is not quoted: a raw token pasted by mistake must not reach a log.
+    if (parsed.success) hashes.push(parsed.data);
+    else report(`${variable}: entry ${index + 1} is not a SHA-256 digest (64 hex digits); print one with \`printf %s "$TOKEN" | sha256sum\``);
+  });
+  return hashes;
+}
+
 export function readCodecServerSettings(read: Reader, report: Report): CodecServerSettings {
   const D = OBSERVABILITY_DEFAULTS;
   const uiPort = port(read.found('TEMPORAL_UI_PORT'), D.TEMPORAL_UI_PORT, report);
@@ -78,15 +91,7 @@ export function readCodecServerSettings(read: Reader, report: Report): CodecServ
   for (const origin of origins ?? []) {
     if (!ORIGIN.test(origin)) report(`RAGTIME_CODEC_CORS_ORIGINS: ${JSON.stringify(origin)} is not an origin such as http://127.0.0.1:${uiPort} (scheme, host and port, no path)`);
   }
-  const tokensSource = read.found('RAGTIME_CODEC_TOKENS');
-  const tokens = (tokensSource?.value.split(',') ?? []).map((entry) => entry.trim()).filter((entry) => entry !== '');
-  const hashes: string[] = [];
-  tokens.forEach((entry, index) => {
-    const parsed = TokenDigest.safeParse(entry.replace(/^sha256:/i, ''));
-    // The entry is not quoted: a raw token pasted by mistake must not reach a log.
-    if (parsed.success) hashes.push(parsed.data);
-    else report(`RAGTIME_CODEC_TOKENS: entry ${index + 1} is not a SHA-256 digest (64 hex digits); print one with \`printf %s "$TOKEN" | sha256sum\``);
-  });
+  const hashes = readTokenDigests(read, 'RAGTIME_CODEC_TOKENS', report);
   return {
     host: read.found('RAGTIME_CODEC_HOST')?.value ?? D.RAGTIME_CODEC_HOST,
     // CODEC_PORT: scripts/env.sh's variable (or the settings file's), when RAGTIME_CODEC_PORT is unset.

@@ -67,7 +67,7 @@ export async function serveApi(config: RagConfig, rag: RagClient, options: Serve
   try {
     // Migrate now, so an unreachable database is reported at start (naming the store), not at the first request.
     await Promise.all([auditStore.migrate(), owners.migrate(), sessionTurns.migrate(), answerStream.migrate()]);
-    const tenants = createTenantDirectory({ tokens: config.api.tokens, owners, defaultKb: config.milvus.collection });
+    const tenants = createTenantDirectory({ tokens: config.api.tokens, operatorTokens: config.api.operatorTokens, owners, defaultKb: config.milvus.collection });
     const codecTokens = createTokenVerifier(config.codecServer.tokens.map((sha256) => ({ tenant: 'codec', sha256 })));
     const codecHandler =
       config.codec === null
@@ -103,6 +103,7 @@ export async function serveApi(config: RagConfig, rag: RagClient, options: Serve
       `  console:  ${url}/   (docs/CONSOLE.md)\n` +
       `  OpenAPI:  ${url}/openapi.json   (docs/API.md)\n` +
       `  tenants:  ${tenantNames.join(', ')} (${config.api.tokens.length} token${config.api.tokens.length === 1 ? '' : 's'})\n` +
+      `  doctor:   ${config.api.operatorTokens.length === 0 ? "GET /api/doctor answers 404 to every token: make the operator's with `ragtime token new --operator`" : `GET /api/doctor for the operator's token${config.api.operatorTokens.length === 1 ? '' : 's'} (${config.api.operatorTokens.length})`}\n` +
       `  Temporal: ${config.temporal.address}, namespace ${config.temporal.namespace}, task queue ${config.temporal.taskQueue}\n` +
       `  audit:    ${config.database.url ? 'PostgreSQL (DATABASE_URL)' : location.sqliteFile}\n` +
       `  codec:    ${config.codec === null ? 'off (no codec keys)' : `${url}/codec/encode, /codec/decode (keys ${describeKeyring(config.codec)})`}`;

@@ -37,11 +37,18 @@ export type Adapters = {
 };
 
 /** Builds every adapter from the configuration: the one place that decides what talks to what. */
-export function buildAdapters(config: RagConfig, options: { onModelLearnt?: (line: string) => void } = {}): Adapters {
+export function buildAdapters(
+  config: RagConfig,
+  options: {
+    onModelLearnt?: (line: string) => void;
+    /** UNKNOWN_KB lists the knowledge bases that exist: for the operator's CLI only (activities/knowledge/knowledge-stores.ts). */
+    namesInErrors?: boolean;
+  } = {},
+): Adapters {
   const { baseUrl, model, dim, msPerText, concurrency } = config.embeddings;
   const embedder = createOpenAiEmbedder({ baseUrl, model, dim, msPerText, concurrency });
   const defaultKb = config.milvus.collection;
-  const { knowledge, parents } = openKnowledgeStores(config, { sqliteFile: sqliteFileOf(config), embedder });
+  const { knowledge, parents } = openKnowledgeStores(config, { sqliteFile: sqliteFileOf(config), embedder, namesInErrors: options.namesInErrors });
   const audit = createAuditStore({
     databaseUrl: config.database.url,
     sqliteFile: auditSqliteFileOf(config),

@@ -49,6 +49,11 @@ export type KnowledgeStoresDeps = {
   legacy?: LegacyDocuments;
   embedder: Embedder;
   close?: () => Promise<void>;
+  /**
+   * Whether UNKNOWN_KB lists the knowledge bases that exist: only in a process whose every caller may see them all
+   * (the operator's CLI). Never in the worker, whose run failures reach tenants, nor in the HTTP API (issue 35 §3).
+   */
+  namesInErrors?: boolean;
 };
 
 function checkName(kb: string): string {
@@ -64,7 +69,7 @@ export function createKnowledgeStores(deps: KnowledgeStoresDeps): KnowledgeStore
   const known = new Map<string, Promise<void>>();
 
   const unknown = async (kb: string): Promise<never> => {
-    const existing = await catalog.list().catch(() => [] as string[]);
+    const existing = deps.namesInErrors ? await catalog.list().catch(() => [] as string[]) : null;
     throw new RagError('UNKNOWN_KB', unknownKbMessage(kb, existing));
   };
 

@@ -11,7 +11,7 @@ import { createKnowledgeStores, type KnowledgeStores } from './knowledge-stores'
  */
 export function openKnowledgeStores(
   config: Pick<RagConfig, 'milvus' | 'database'> & { embeddings: Pick<RagConfig['embeddings'], 'dim'> },
-  options: { sqliteFile: string; embedder: Embedder },
+  options: { sqliteFile: string; embedder: Embedder; namesInErrors?: boolean },
 ): { knowledge: KnowledgeStores; parents: SqlParentStore } {
   const catalog = createMilvusCatalog(
     { address: config.milvus.address, token: config.milvus.token, tls: config.milvus.tls, timeoutSeconds: config.milvus.timeoutSeconds },
@@ -26,6 +26,7 @@ export function openKnowledgeStores(
     legacy: parents.legacy,
     embedder: options.embedder,
     close: () => parents.close(),
+    namesInErrors: options.namesInErrors ?? false,
   });
   return { knowledge, parents };
 }

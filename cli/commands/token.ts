@@ -12,6 +12,9 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8').replace(/\r?\n$/, '');
 }
 
+/** 32 random bytes: as strong as the SHA-256 that stores it; base64url stays in one URL path segment. */
+const newTokenValue = (): string => `rt_${randomBytes(32).toString('base64url')}`;
+
 /** `ragtime token hash|new`: the SHA-256 hashes RAGTIME_API_TOKENS holds (the server never sees a raw token at rest). */
 export function registerTokenCommands(program: Command): void {
   const token = program.command('token').description('bearer tokens of the HTTP API (`ragtime serve`): hash one, or make a new one');
@@ -26,10 +29,18 @@ export function registerTokenCommands(program: Command): void {
     });
   token
     .command('new')
-    .description('make a random token for a tenant; prints the token once and the RAGTIME_API_TOKENS entry to configure')
-    .argument('<tenant>', 'tenant name (letters, digits, _ . -)')
+    .description("make a random token for a tenant (or, with --operator, the operator's); prints the token once and the entry to configure")
+    .argument('[tenant]', 'tenant name (letters, digits, _ . -); none with --operator')
     .option('--kb <name...>', 'knowledge bases the tenant may use (default: the server\'s default one)')
-    .action((tenant: string, flags: { kb?: string[] }) => {
+    .option('--operator', "the operator's token: it opens GET /api/doctor (service addresses, model names), and no tenant's data")
+    .action((tenant: string | undefined, flags: { kb?: string[]; operator?: boolean }) => {
+      if (flags.operator) {
+        if (tenant !== undefined || flags.kb) throw new RagError('INVALID_INPUT', "an operator's token has no tenant and no knowledge bases: run `ragtime token new --operator` alone");
+        const value = newTokenValue();
+        console.log(`token:  ${value}\n        the operator's; it is shown only now and stored nowhere\nconfig: RAGTIME_API_OPERATOR_TOKENS=${hashToken(value)}`);
+        return;
+      }
+      if (tenant === undefined) throw new RagError('INVALID_INPUT', 'name the tenant the token is for (ragtime token new <tenant>), or make the operator\'s with --operator');
       const name = TenantName.safeParse(tenant);
       if (!name.success) throw new RagError('INVALID_INPUT', describeZodError('invalid tenant', name.error));
       const kbs = (flags.kb ?? []).map((kb) => {
@@ -37,8 +48,7 @@ export function registerTokenCommands(program: Command): void {
         if (!parsed.success) throw new RagError('INVALID_INPUT', describeZodError(`invalid --kb ${JSON.stringify(kb)}`, parsed.error));
         return parsed.data;
       });
-      // 32 random bytes: as strong as the SHA-256 that stores it; base64url stays in one URL path segment.
-      const value = `rt_${randomBytes(32).toString('base64url')}`;
+      const value = newTokenValue();
       console.log(`token:  ${value}\n        give it to ${name.data}; it is shown only now and stored nowhere\nconfig: RAGTIME_API_TOKENS=${name.data}:${hashToken(value)}${kbs.length > 0 ? `:${kbs.join('|')}` : ''}`);
     });
 }

@@ -72,8 +72,12 @@ export const KbStats = z.object({
 });
 export type KbStats = z.infer<typeof KbStats>;
 
-/** The message of UNKNOWN_KB: the name, the knowledge bases that do exist, and how to make one. */
-export function unknownKbMessage(kb: string, existing: readonly string[]): string {
-  const known = existing.length === 0 ? 'there are none yet' : `the knowledge bases are: ${[...existing].sort().join(', ')}`;
-  return `knowledge base "${kb}" does not exist (${known}); create it with \`ragtime kb create ${kb}\``;
+/**
+ * The message of UNKNOWN_KB: the name, and how to make one. With `existing` (for a caller who may see every knowledge
+ * base: the operator's CLI), the ones that do exist; without it, none: a worker's run failure and the HTTP API reach
+ * tenants, who must not learn another tenant's names (issue 35 §3).
+ */
+export function unknownKbMessage(kb: string, existing: readonly string[] | null = null): string {
+  const known = existing === null ? '' : existing.length === 0 ? ' (there are none yet)' : ` (the knowledge bases are: ${[...existing].sort().join(', ')})`;
+  return `knowledge base "${kb}" does not exist${known}; create it with \`ragtime kb create ${kb}\``;
 }

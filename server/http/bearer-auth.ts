@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { ApiFailure } from './api-failure';
+import { ApiFailure, shortPath } from './api-failure';
 import type { TenantDirectory } from './tenant-directory';
 import { bearerToken } from './token-auth';
 
@@ -11,6 +11,11 @@ declare module 'fastify' {
   interface FastifyContextConfig {
     /** A route anyone may call without a token (health, the OpenAPI document). */
     public?: boolean;
+    /**
+     * A route for the operator's tokens only (GET /api/doctor: service addresses and model names). A tenant's token
+     * gets the 404 of a path that does not exist (issue 35 §3).
+     */
+    operator?: boolean;
   }
 }
 
@@ -26,7 +31,18 @@ export function installBearerAuth(app: FastifyInstance, tenants: TenantDirectory
   app.addHook('onRequest', async (request) => {
     // A CORS preflight carries no token by design; it is answered by @fastify/cors and returns no data.
     if (request.routeOptions.config.public === true || request.method === 'OPTIONS') return;
+    if (request.routeOptions.config.operator === true) return authenticateOperator(request.headers.authorization, tenants, `${request.method} ${request.url.split('?')[0] ?? ''}`);
     request.tenant = authenticate(request.headers.authorization, tenants);
+  });
+}
+
+/** Passes the operator's tokens; a tenant's token gets the 404 of a path that does not exist, others the 401. */
+function authenticateOperator(authorization: string | undefined, tenants: TenantDirectory, route: string): void {
+  const token = bearerToken(authorization);
+  if (token !== null && tenants.isOperator(token)) return;
+  if (token !== null && tenants.tenantOf(token) !== null) throw new ApiFailure(404, 'NOT_FOUND', `no route ${shortPath(route)}`);
+  throw new ApiFailure(401, 'UNAUTHORIZED', token === null ? 'missing bearer token; send Authorization: Bearer <token>' : 'the bearer token is not valid; ask the operator for one', {
+    'WWW-Authenticate': token === null ? REALM : `${REALM}, error="invalid_token"`,
   });
 }
 
@@ -37,6 +53,11 @@ export function authenticate(authorization: string | undefined, tenants: TenantD
     throw new ApiFailure(401, 'UNAUTHORIZED', 'missing bearer token; send Authorization: Bearer <token>', { 'WWW-Authenticate': REALM });
   }
   const tenant = tenants.tenantOf(token);
+  if (tenant === null && tenants.isOperator(token)) {
+    throw new ApiFailure(401, 'UNAUTHORIZED', "an operator's token opens GET /api/doctor only; this route needs a tenant's token", {
+      'WWW-Authenticate': `${REALM}, error="invalid_token"`,
+    });
+  }
   if (tenant === null) {
     throw new ApiFailure(401, 'UNAUTHORIZED', 'the bearer token is not valid; ask the operator for one', {
       'WWW-Authenticate': `${REALM}, error="invalid_token"`,

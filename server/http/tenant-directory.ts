@@ -16,6 +16,8 @@ export type TenantDirectory = {
   claimSession(sessionId: string, tenant: string): Promise<boolean>;
   /** True only when the tenant created the session: unknown sessions and other tenants' ones alike are false. */
   ownsSession(sessionId: string, tenant: string): Promise<boolean>;
+  /** True for one of the operator's tokens (RAGTIME_API_OPERATOR_TOKENS; compared in constant time): not a tenant's. */
+  isOperator(token: string): boolean;
   /** How many tokens are configured (for the start-up line; never the tokens). */
   readonly tokenCount: number;
   /**
@@ -27,8 +29,20 @@ export type TenantDirectory = {
   defaultKbOf(tenant: string): string;
 };
 
-export function createTenantDirectory({ tokens, owners, defaultKb }: { tokens: readonly ApiToken[]; owners: SessionOwnerStore; defaultKb: string }): TenantDirectory {
+export function createTenantDirectory({
+  tokens,
+  operatorTokens = [],
+  owners,
+  defaultKb,
+}: {
+  tokens: readonly ApiToken[];
+  /** Digests of the operator's tokens (issue 35 §3). */
+  operatorTokens?: readonly string[];
+  owners: SessionOwnerStore;
+  defaultKb: string;
+}): TenantDirectory {
   const verify = createTokenVerifier(tokens);
+  const verifyOperator = createTokenVerifier(operatorTokens.map((sha256) => ({ tenant: 'operator', sha256 })));
   const kbsOf = (tenant: string): string[] => {
     const listed = [...new Set(tokens.filter((token) => token.tenant === tenant).flatMap((token) => token.kbs ?? []))];
     return listed.length > 0 ? listed : [defaultKb];
@@ -40,6 +54,7 @@ export function createTenantDirectory({ tokens, owners, defaultKb }: { tokens: r
       return kbs.includes(defaultKb) ? defaultKb : (kbs[0] as string);
     },
     tenantOf: verify,
+    isOperator: (token) => verifyOperator(token) !== null,
     claimSession: async (sessionId, tenant) => (await owners.claim(sessionId, tenant)) === tenant,
     ownsSession: async (sessionId, tenant) => (await owners.ownerOf(sessionId)) === tenant,
     tokenCount: tokens.length,

@@ -46,6 +46,13 @@ test('ragtime token hash prints the SHA-256 (argument or stdin); token new print
   const bad = run(['token', 'new', 'a b'], env);
   expect(bad.status).toBe(2);
   expect(bad.stderr).toContain('ragtime: INVALID_INPUT: invalid tenant');
+  // Issue 35 §3: the operator's token, for GET /api/doctor, configured apart from the tenants'.
+  const operator = run(['token', 'new', '--operator'], env);
+  const operatorToken = /^token: {2}(rt_[\w-]{43})$/m.exec(operator.stdout)?.[1];
+  expect([operator.status, operator.stdout]).toEqual([0, expect.stringContaining(`config: RAGTIME_API_OPERATOR_TOKENS=${hashToken(operatorToken ?? '')}`)]);
+  const mixed = run(['token', 'new', 'acme', '--operator'], env);
+  expect([mixed.status, mixed.stderr]).toEqual([2, expect.stringContaining("an operator's token has no tenant")]);
+  expect(run(['token', 'new'], env).status).toBe(2);
 });
 
 test('ragtime serve without tokens refuses to start, and says how to make one', () => {

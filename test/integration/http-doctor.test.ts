@@ -7,7 +7,7 @@ import { DoctorReport } from '../../core/schemas/doctor';
 import { loadConfig } from '../../runtime/load-config';
 import { ApiError } from '../../server/http/api-schemas';
 import { runDoctor } from '../../workers/doctor/run-doctor';
-import { bearer, openHttpHarness, type HttpHarness } from '../support/http-harness';
+import { bearer, openHttpHarness, operatorBearer, type HttpHarness } from '../support/http-harness';
 import { services } from '../support/services';
 import { assertServicesReachable, serviceEnvironment } from '../support/worker-process';
 
@@ -32,7 +32,7 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
-const getDoctor = (app: FastifyInstance, headers: Record<string, string> = bearer('acme')) => app.inject({ method: 'GET', url: '/api/doctor', headers });
+const getDoctor = (app: FastifyInstance, headers: Record<string, string> = operatorBearer()) => app.inject({ method: 'GET', url: '/api/doctor', headers });
 
 test('every check passes → 200 with the report: a check per service and the offline model', async () => {
   const config = envOf();
@@ -72,11 +72,26 @@ test('the same token auth as every /api route: 401 without a token or with an un
   expect(runs).toBe(0);
 });
 
+test("issue 35 §3: the operator's token only — a tenant's gets the 404 of a path that does not exist, and the operator's opens no tenant route", async () => {
+  let runs = 0;
+  const app = harness.server({ doctor: async () => (runs++, { ok: true, checks: [] }) });
+  for (const tenant of ['acme', 'globex'] as const) {
+    const response = await getDoctor(app, bearer(tenant));
+    expect([response.statusCode, JSON.parse(response.body)]).toEqual([404, { error: 'NOT_FOUND', message: 'no route GET /api/doctor' }]);
+    const unknownRoute = await app.inject({ method: 'GET', url: '/api/doctors', headers: bearer(tenant) });
+    expect(JSON.parse(unknownRoute.body)).toEqual({ error: 'NOT_FOUND', message: 'no route GET /api/doctors' });
+  }
+  expect(runs).toBe(0);
+  expect((await getDoctor(app)).statusCode).toBe(200);
+  const asTenant = await app.inject({ method: 'GET', url: '/api/runs', headers: operatorBearer() });
+  expect([asTenant.statusCode, ApiError.parse(JSON.parse(asTenant.body)).message]).toEqual([401, "an operator's token opens GET /api/doctor only; this route needs a tenant's token"]);
+});
+
 test('requests that arrive while a run is in flight share it (a probe calls every model once)', async () => {
   let runs = 0;
   const config = envOf();
   const app = harness.server({ doctor: () => (runs++, runDoctor(config)) });
-  const responses = await Promise.all([getDoctor(app), getDoctor(app), getDoctor(app, bearer('globex'))]);
+  const responses = await Promise.all([getDoctor(app), getDoctor(app), getDoctor(app)]);
   expect(responses.map((response) => response.statusCode)).toEqual([200, 200, 200]);
   expect(runs).toBe(1);
   // Once it has settled, the next request runs the checks again.
@@ -93,5 +108,5 @@ test('a server started without the checks answers 503 SERVICE_UNAVAILABLE, and /
     message: "this server was started without the doctor's checks; run `ragtime doctor` where it runs",
   });
   const document = JSON.parse((await app.inject({ method: 'GET', url: '/openapi.json' })).body) as { paths: Record<string, { get?: { responses?: Record<string, unknown> } }> };
-  expect(Object.keys(document.paths['/api/doctor']?.get?.responses ?? {})).toEqual(['200', '401', '503']);
+  expect(Object.keys(document.paths['/api/doctor']?.get?.responses ?? {})).toEqual(['200', '401', '404', '503']);
 });

@@ -39,6 +39,9 @@ const KB_TAG = `${Date.now().toString(36)}${process.pid}`;
 export const KBS = { default: `http_default_${KB_TAG}`, acme: `acme_kb_${KB_TAG}`, globex: `globex_kb_${KB_TAG}` } as const;
 const TENANT_KBS: Record<Tenant, string[]> = { acme: [KBS.acme, KBS.default], globex: [KBS.globex] };
 export const bearer = (tenant: Tenant) => ({ authorization: `Bearer ${TOKENS[tenant]}` });
+/** The operator's (test-only) token: it opens GET /api/doctor and nothing of a tenant's (issue 35 §3). */
+export const OPERATOR_TOKEN = 'operator-9f8e7d6c5b4a39281706f5e4d3c2b1a0';
+export const operatorBearer = () => ({ authorization: `Bearer ${OPERATOR_TOKEN}` });
 
 /** Questions in this form take the fast path (no planner) and are answered at the first grade. */
 export const simpleQuestion = (name: string) => `${name}是什么属性？`;
@@ -141,6 +144,7 @@ export async function openHttpHarness(adapters: { models?: ChatModels; retriever
   const running = worker.run();
   const tenants = createTenantDirectory({
     tokens: Object.entries(TOKENS).map(([tenant, token]) => ({ tenant, sha256: hashToken(token), kbs: TENANT_KBS[tenant as Tenant] })),
+    operatorTokens: [hashToken(OPERATOR_TOKEN)],
     owners,
     defaultKb: KBS.default,
   });

@@ -13,10 +13,11 @@ import type { RouteDeps } from '../server-deps';
 export const doctorRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { doctor }) => {
   let inFlight: Promise<DoctorReport> | null = null;
   app.get('/api/doctor', {
+    config: { operator: true },
     schema: {
-      summary: 'Check every configured service and model endpoint with one tiny call each; 503 when one fails',
+      summary: "Check every configured service and model endpoint with one tiny call each; 503 when one fails. The operator's token only (a tenant's gets 404)",
       tags: ['meta'],
-      response: { 200: DoctorReport, 401: ApiError, 503: z.union([DoctorReport, ApiError]) },
+      response: { 200: DoctorReport, 401: ApiError, 404: ApiError, 503: z.union([DoctorReport, ApiError]) },
     },
   }, async (_request, reply) => {
     if (!doctor) throw new ApiFailure(503, 'SERVICE_UNAVAILABLE', 'this server was started without the doctor\'s checks; run `ragtime doctor` where it runs');

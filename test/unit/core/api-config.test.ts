@@ -19,7 +19,7 @@ function configError(env: Record<string, string>, files?: Parameters<typeof pars
 }
 
 test('defaults: no tokens, 127.0.0.1:8280, 64 KiB bodies', () => {
-  expect(parseConfig({}).api).toEqual({ tokens: [], tokensFile: undefined, port: 8280, host: '127.0.0.1', bodyLimitBytes: 65536, corsOrigins: [] });
+  expect(parseConfig({}).api).toEqual({ tokens: [], tokensFile: undefined, operatorTokens: [], port: 8280, host: '127.0.0.1', bodyLimitBytes: 65536, corsOrigins: [] });
 });
 
 test('RAGTIME_API_TOKENS: tenant:sha256 pairs, blanks ignored, hashes lower-cased, several per tenant', () => {
@@ -27,11 +27,18 @@ test('RAGTIME_API_TOKENS: tenant:sha256 pairs, blanks ignored, hashes lower-case
   expect(parseConfig(env).api).toEqual({
     tokens: [{ tenant: 'acme', sha256: A }, { tenant: 'globex', sha256: 'b'.repeat(64) }, { tenant: 'acme', sha256: 'c'.repeat(64) }],
     tokensFile: undefined,
+    operatorTokens: [],
     port: 9000,
     host: '0.0.0.0',
     bodyLimitBytes: 1024,
     corsOrigins: [],
   });
+});
+
+test("issue 35 §3: RAGTIME_API_OPERATOR_TOKENS holds the operator's token digests, lower-cased; a bad entry is refused by position, never quoted", () => {
+  expect(parseConfig({ RAGTIME_API_OPERATOR_TOKENS: ` ${'D'.repeat(64)}, sha256:${A} ` }).api.operatorTokens).toEqual(['d'.repeat(64), A]);
+  expect(() => parseConfig({ RAGTIME_API_OPERATOR_TOKENS: `${A},rt_raw-token-pasted` })).toThrow(/RAGTIME_API_OPERATOR_TOKENS: entry 2 is not a SHA-256 digest/);
+  expect(() => parseConfig({ RAGTIME_API_OPERATOR_TOKENS: 'rt_raw-token-pasted' })).not.toThrow(/rt_raw/);
 });
 
 test('DESIGN §4b: a token entry may list the knowledge bases its tenant may use (tenant:sha256:kb|kb); bad names are refused', () => {

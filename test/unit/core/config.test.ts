@@ -37,7 +37,7 @@ describe('parseConfig defaults (spec §1, DESIGN.md §6)', () => {
       // AUDIT_INCLUDE_CONTENT: test/unit/core/audit-config.test.ts.
       audit: { includeContent: false },
       // The HTTP API: test/unit/core/api-config.test.ts.
-      api: { tokens: [], tokensFile: undefined, port: 8280, host: '127.0.0.1', bodyLimitBytes: 65536, corsOrigins: [] },
+      api: { tokens: [], tokensFile: undefined, operatorTokens: [], port: 8280, host: '127.0.0.1', bodyLimitBytes: 65536, corsOrigins: [] },
       // Payload encryption, the codec server and OpenTelemetry: test/unit/core/codec-config.test.ts.
       codec: null,
       codecServer: { host: '127.0.0.1', port: 8234, allowedOrigins: ['http://127.0.0.1:8233', 'http://localhost:8233'], tokens: [] },
