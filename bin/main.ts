@@ -8,6 +8,8 @@ import type * as ServeMcp from '../server/mcp/serve-mcp-stdio';
 import { auditSqliteFileOf } from '../runtime/data-files';
 import type * as SessionTurns from '../activities/adapters/sql-session-turns';
 import type * as AnswerStream from '../activities/adapters/sql-answer-stream';
+import type * as AuditStore from '../activities/adapters/sql-audit-store';
+import type * as SessionOwners from '../activities/adapters/sql-session-owners';
 import type * as BuildAdapters from '../workers/build-adapters';
 import type * as RunDoctor from '../workers/doctor/run-doctor';
 import type * as RunWorker from '../workers/run-worker';
@@ -58,6 +60,22 @@ const host: CliHost = {
       databaseUrl: config.database.url,
       sqliteFile: auditSqliteFileOf(config),
     });
+  },
+  openSessionStores(config) {
+    const location = { databaseUrl: config.database.url, sqliteFile: auditSqliteFileOf(config) };
+    const audit = (require('../activities/adapters/sql-audit-store') as typeof AuditStore).createAuditStore({ ...location, includeContent: config.audit.includeContent });
+    const turns = (require('../activities/adapters/sql-session-turns') as typeof SessionTurns).createSessionTurnStore(location);
+    const answerStream = (require('../activities/adapters/sql-answer-stream') as typeof AnswerStream).createAnswerStreamStore(location);
+    const owners = (require('../activities/adapters/sql-session-owners') as typeof SessionOwners).createSessionOwnerStore(location);
+    return {
+      audit,
+      turns,
+      answerStream,
+      sessionsOf: async (tenant) => [...new Set([...(await owners.sessionsOf(tenant)), ...(await turns.sessionsOf(tenant))])].sort(),
+      close: async () => {
+        await Promise.allSettled([audit.close(), turns.close(), answerStream.close(), owners.close()]);
+      },
+    };
   },
   // search_knowledge at /mcp searches with the retriever `ragtime search` uses (opened on the first search);
   // GET /api/doctor runs the checks of `ragtime doctor`.

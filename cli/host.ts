@@ -1,3 +1,4 @@
+import type { SessionEraserDeps } from '../client/erase-session';
 import type { AnswerStreamReader } from '../client/follow-answer';
 import type { RagClient } from '../client/rag-client';
 import type { CodecKeyring } from '../core/codec-keys';
@@ -55,6 +56,13 @@ export type RunningService = { url: string; banner: string; close(): Promise<voi
  * (bin/main.ts) supplies it, so cli/ imports none of those rooms, and each member loads its modules on first use:
  * `ask` does not pay for the SDKs of every store.
  */
+/** The SQL stores that keep a session (the audit database: audit.sqlite in the data dir, or DATABASE_URL). */
+export type SessionStores = Omit<SessionEraserDeps, 'temporal' | 'closeTimeoutMs'> & {
+  /** The sessions of a tenant: those it owns (API) and those it has turns in. */
+  sessionsOf(tenant: string): Promise<string[]>;
+  close(): Promise<void>;
+};
+
 export type CliHost = {
   /** `ragtime worker`: runs until SIGINT/SIGTERM. */
   runWorker(config: RagConfig, options: { sdkLogLevel: 'INFO' | 'WARN' }): Promise<void>;
@@ -73,6 +81,8 @@ export type CliHost = {
   openSessionTurns(config: RagConfig): SessionTurnReader;
   /** `ragtime ask` and `chat` on a terminal: the side channel streaming answers are written to (issue 25 §2), read only. */
   openAnswerStream(config: RagConfig): AnswerStreamReader & { close(): Promise<void> };
+  /** `ragtime sessions rm` and `tenant purge` (issue 35 §2): the stores that keep a session, in this process. */
+  openSessionStores(config: RagConfig): SessionStores;
   /** `ragtime serve`: the HTTP API, listening when it resolves. */
   serveApi(config: RagConfig, rag: RagClient, options: { host: string; port: number; logLevel: 'info' | 'warn'; temporalUiUrl?: string }): Promise<RunningService>;
   /**

@@ -11,6 +11,7 @@ import { registerMcp } from './commands/mcp';
 import { registerRunCommands } from './commands/runs';
 import { registerServe } from './commands/serve';
 import { registerServices } from './commands/services';
+import { registerSessionCommands } from './commands/sessions';
 import { registerTokenCommands } from './commands/token';
 import { createCliContext } from './context';
 import { reportError } from './errors';
@@ -49,6 +50,7 @@ export async function main(argv: string[], host: CliHost): Promise<number> {
     registerServe(program, context, setExit);
     registerMcp(program, context);
     registerTokenCommands(program);
+    registerSessionCommands(program, context);
     await program.parseAsync(argv);
     return exitCode;
   } catch (error) {

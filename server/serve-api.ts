@@ -1,3 +1,4 @@
+import { createSessionEraser } from '../client/erase-session';
 import { createAuditStore } from '../activities/adapters/sql-audit-store';
 import { createSessionOwnerStore } from '../activities/adapters/sql-session-owners';
 import { createSessionTurnStore } from '../activities/adapters/sql-session-turns';
@@ -77,6 +78,7 @@ export async function serveApi(config: RagConfig, rag: RagClient, options: Serve
             // API tokens and the codec's own (RAGTIME_CODEC_TOKENS, e.g. the UI token of `make demo`) both decrypt.
             authorize: (token) => tenants.tenantOf(token) !== null || codecTokens(token) !== null,
           });
+    const eraser = createSessionEraser({ temporal: rag.temporal, audit: auditStore, turns: sessionTurns, answerStream });
     const app = createHttpServer({
       rag,
       knowledge,
@@ -90,6 +92,7 @@ export async function serveApi(config: RagConfig, rag: RagClient, options: Serve
       ...(codecHandler ? { codecHandler } : {}),
       ...(mcpSearch ? { mcp: { search: mcpSearch.search, grade: mcpSearch.grade } } : {}),
       ...(options.runDoctor ? { doctor: options.runDoctor } : {}),
+      eraseSession: (sessionId: string, tenant: string) => eraser.erase(sessionId, tenant),
       consoleRoot: CONSOLE_DIST,
       ...(options.temporalUiUrl ? { temporalUiUrl: options.temporalUiUrl } : {}),
       logger: { level: options.logLevel },

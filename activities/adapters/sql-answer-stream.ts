@@ -14,6 +14,8 @@ export type AnswerStreamStore = {
   append(workflowId: string, events: readonly StreamEvent[], at: string): Promise<void>;
   /** The events of one generation after (attempt, seq), in order. */
   eventsOf(workflowId: string, generation: string, after: { attempt: number; seq: number }): Promise<StreamEvent[]>;
+  /** Erases every event of these runs (issue 35 §2); returns how many went. */
+  eraseRuns(workflowIds: readonly string[]): Promise<number>;
   close(): Promise<void>;
 };
 
@@ -49,6 +51,12 @@ export function createAnswerStreamStore(location: SqlLocation): SqlAnswerStreamS
           .orderBy('seq')
           .execute();
         return rows.map(toEvent);
+      }),
+    eraseRuns: (workflowIds) =>
+      ready('eraseRuns', async () => {
+        if (workflowIds.length === 0) return 0;
+        const result = await db.deleteFrom('answer_stream_event').where('workflow_id', 'in', [...workflowIds]).executeTakeFirst();
+        return Number(result.numDeletedRows);
       }),
     close: () => db.destroy(),
   };

@@ -38,6 +38,8 @@ export type SqlAuditStore = AuditStore & {
   migrate(): Promise<string[]>;
   /** An agent's MCP tool call (a tool_invocation row with retrieval_layer MCP); false when its step was recorded already. */
   recordMcpToolCall(record: McpToolCallRecord): Promise<boolean>;
+  /** Erases the session's rows, its runs' and its agents' tool calls alike (issue 35 §2); returns the counts and runs. */
+  eraseSession(sessionId: string): Promise<{ invocations: number; events: number; workflowIds: string[] }>;
 };
 
 type Detail = DiagnosisEvent['detail'];
@@ -283,6 +285,16 @@ export function createAuditStore(options: AuditStoreOptions): SqlAuditStore {
         // Absent when there are none: a session without agents reads exactly as before the MCP server existed.
         return { sessionId, runs: runsOf(toolInvocations, events), toolInvocations, events, ...(agentToolCalls.length > 0 ? { agentToolCalls } : {}) };
       }),
+
+    eraseSession: (sessionId) =>
+      ready('eraseSession', () =>
+        db.transaction().execute(async (trx) => {
+          const invocations = await trx.deleteFrom('tool_invocation').where('session_id', '=', sessionId).returning('workflow_id').execute();
+          const events = await trx.deleteFrom('diagnosis_event').where('session_id', '=', sessionId).returning('workflow_id').execute();
+          const workflowIds = [...new Set([...invocations, ...events].map((row) => row.workflow_id))];
+          return { invocations: invocations.length, events: events.length, workflowIds };
+        }),
+      ),
 
     close: () => db.destroy(),
   };

@@ -18,6 +18,8 @@ export type SessionOwnerStore = {
   claim(sessionId: string, tenant: string): Promise<string>;
   /** The owner of a session, or null when no tenant has claimed it. */
   ownerOf(sessionId: string): Promise<string | null>;
+  /** The sessions a tenant owns (for `ragtime tenant purge`). */
+  sessionsOf(tenant: string): Promise<string[]>;
   close(): Promise<void>;
 };
 
@@ -53,6 +55,8 @@ export function createSessionOwnerStore(location: SqlLocation): SqlSessionOwnerS
         return owner;
       }),
     ownerOf: (sessionId) => ready('ownerOf', () => ownerOf(sessionId)),
+    sessionsOf: (tenant) =>
+      ready('sessionsOf', async () => (await db.selectFrom('session_owner').select('session_id').where('tenant', '=', tenant).orderBy('session_id').execute()).map((row) => row.session_id)),
     close: () => db.destroy(),
   };
 }

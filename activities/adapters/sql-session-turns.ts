@@ -21,6 +21,13 @@ export type SessionTurnStore = {
   append(tenant: string, sessionId: string, turn: Omit<SessionTurn, 'turn'>, at: string): Promise<SessionTurn>;
   /** The session's turns, oldest first; `last`: only the latest N. */
   turnsOf(tenant: string, sessionId: string, options?: { last?: number }): Promise<SessionTurn[]>;
+  /**
+   * Erases the session's turns (issue 35 §2): the tenant's only, or every tenant's under that id when `tenant` is
+   * null (the operator). Returns how many went and the runs they named.
+   */
+  eraseSession(sessionId: string, tenant: string | null): Promise<{ turns: number; workflowIds: string[] }>;
+  /** The sessions a tenant has turns in (for `ragtime tenant purge`). */
+  sessionsOf(tenant: string): Promise<string[]>;
   close(): Promise<void>;
 };
 
@@ -131,6 +138,18 @@ export function createSessionTurnStore(location: SqlLocation): SqlSessionTurnSto
         return latest.reverse().map(toTurn);
       });
     },
+    eraseSession: (sessionId, tenant) =>
+      ready('eraseSession', async () => {
+        const rows = await db
+          .deleteFrom('session_turn')
+          .where('session_id', '=', sessionId)
+          .$if(tenant !== null, (qb) => qb.where('tenant', '=', tenant as string))
+          .returning('workflow_id')
+          .execute();
+        return { turns: rows.length, workflowIds: [...new Set(rows.map((row) => row.workflow_id))] };
+      }),
+    sessionsOf: (tenant) =>
+      ready('sessionsOf', async () => (await db.selectFrom('session_turn').select('session_id').distinct().where('tenant', '=', tenant).execute()).map((row) => row.session_id)),
     close: () => db.destroy(),
   };
 }

@@ -105,6 +105,18 @@ export { RunComparison, RunDetail, RunRow };
  * Conversations (issue 25 §1): a session's completed turns, as the console's conversation view and API clients read
  * them (core's SessionTurn, the rows later turns of the session condense their questions with).
  */
+/** DELETE /api/sessions/{id} (issue 35 §2): what was erased, per store. A second call reports zeros. */
+export const SessionErasureReport = z.object({
+  sessionId: z.string(),
+  cancelledRuns: z.array(z.string()).describe('runs still open (waiting for a person, or running) that were cancelled and closed first'),
+  temporalRuns: z.number().int().min(0).describe('workflow executions deleted from Temporal, history and visibility, sub-questions included'),
+  temporalPending: z.array(z.string()).describe('executions whose deletion Temporal accepted but had not carried out within 90 s (it deletes a closed run once its close is acknowledged)'),
+  sessionTurns: z.number().int().min(0),
+  auditInvocations: z.number().int().min(0),
+  auditEvents: z.number().int().min(0),
+  answerStreamEvents: z.number().int().min(0),
+});
+
 export const SessionTurns = z.object({
   sessionId: z.string(),
   turns: z.array(SessionTurn).describe('the completed turns of the session, oldest first (a run still running or waiting has none yet)'),

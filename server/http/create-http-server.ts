@@ -77,6 +77,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     ...(options.sessionTurns ? { sessionTurns: options.sessionTurns } : {}),
     ...(options.answerStream ? { answerStream: options.answerStream } : {}),
     ...(options.doctor ? { doctor: options.doctor } : {}),
+    ...(options.eraseSession ? { eraseSession: options.eraseSession } : {}),
     limits,
     workerCheck: options.workerCheck ?? (async () => undefined),
     newSessionId: options.newSessionId ?? (() => `api-${randomUUID()}`),

@@ -1,3 +1,4 @@
+import type { SessionErasure } from '../../client/erase-session';
 import type { SessionTurnStore } from '../../activities/adapters/sql-session-turns';
 import type { AnswerStreamReader } from '../../client/follow-answer';
 import type { AuditStore } from '../../activities/ports';
@@ -66,6 +67,8 @@ export type HttpServerOptions = {
   mcp?: McpHttpOptions;
   /** GET /api/doctor: the checks of `ragtime doctor` (workers/doctor/, injected by the entry point); without it, 503. */
   doctor?: () => Promise<DoctorReport>;
+  /** DELETE /api/sessions/{id} (issue 35 §2): erases a session of the tenant from every store; without it, 503. */
+  eraseSession?: (sessionId: string, tenant: string) => Promise<SessionErasure>;
   /** fastify's logger option: false (the default) for none, true or pino options to log requests. */
   logger?: boolean | { level: string };
 };
@@ -76,6 +79,7 @@ export type RouteDeps = Required<Pick<HttpServerOptions, 'rag' | 'auditStore' | 
   sessionTurns?: SessionTurnReader;
   answerStream?: AnswerStreamReader;
   doctor?: () => Promise<DoctorReport>;
+  eraseSession?: (sessionId: string, tenant: string) => Promise<SessionErasure>;
   limits: Required<HttpLimits>;
   workerCheck: () => Promise<void>;
   newSessionId: () => string;

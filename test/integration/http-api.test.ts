@@ -344,6 +344,9 @@ describe('OpenAPI, health and the codec endpoint', () => {
   "/api/runs/{workflowId}/progress": [
     "get",
   ],
+  "/api/sessions/{sessionId}": [
+    "delete",
+  ],
   "/api/sessions/{sessionId}/turns": [
     "get",
   ],

@@ -5,9 +5,9 @@ import { Worker } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import { createActivities } from '../../activities';
 import { offlineWriteAnswer } from '../../activities/adapters/offline-chat-models';
-import type { AnswerRequest, AuditStore, ChatModels, Retriever } from '../../activities/ports';
+import type { AnswerRequest, ChatModels, Retriever } from '../../activities/ports';
 import type { AnswerDraft } from '../../core/schemas/answer';
-import { createAuditStore } from '../../activities/adapters/sql-audit-store';
+import { createAuditStore, type SqlAuditStore } from '../../activities/adapters/sql-audit-store';
 import { createAnswerStreamStore, type SqlAnswerStreamStore } from '../../activities/adapters/sql-answer-stream';
 import { createSessionOwnerStore, type SqlSessionOwnerStore } from '../../activities/adapters/sql-session-owners';
 import { createSessionTurnStore, type SqlSessionTurnStore } from '../../activities/adapters/sql-session-turns';
@@ -107,7 +107,9 @@ export const httpRetriever: Retriever = {
 export type HttpHarness = {
   env: WorkflowEnv;
   /** The store the worker records into and the servers read (SQLite, in the same file as the owners). */
-  audit: AuditStore;
+  audit: SqlAuditStore;
+  /** Where the stores are: the SQLite file, or the PostgreSQL database when one was given. */
+  location: { sqliteFile: string; databaseUrl: string | undefined };
   rag: RagClient;
   taskQueue: string;
   owners: SqlSessionOwnerStore;
@@ -125,15 +127,15 @@ export type HttpHarness = {
  * Connects, opens the stores and starts a worker that records audit rows. A test may give its own models or
  * retrieval (e.g. a complex question whose sub-questions finish at set times); the default ones otherwise.
  */
-export async function openHttpHarness(adapters: { models?: ChatModels; retriever?: Retriever } = {}): Promise<HttpHarness> {
+export async function openHttpHarness(adapters: { models?: ChatModels; retriever?: Retriever; /** PostgreSQL instead of the temp dir's SQLite file. */ databaseUrl?: string } = {}): Promise<HttpHarness> {
   const env = await openWorkflowEnv();
   const taskQueue = newTaskQueue();
   const dir = mkdtempSync(path.join(tmpdir(), 'ragtime-http-'));
-  const sqliteFile = path.join(dir, 'audit.sqlite');
-  const audit = createAuditStore({ sqliteFile, includeContent: false });
-  const owners = createSessionOwnerStore({ sqliteFile });
-  const turns = createSessionTurnStore({ sqliteFile });
-  const answerStream = createAnswerStreamStore({ sqliteFile });
+  const location = { sqliteFile: path.join(dir, 'audit.sqlite'), databaseUrl: adapters.databaseUrl };
+  const audit = createAuditStore({ ...location, includeContent: false });
+  const owners = createSessionOwnerStore(location);
+  const turns = createSessionTurnStore(location);
+  const answerStream = createAnswerStreamStore(location);
   const worker = await Worker.create({
     connection: env.nativeConnection,
     taskQueue,
@@ -153,6 +155,7 @@ export async function openHttpHarness(adapters: { models?: ChatModels; retriever
   return {
     env,
     audit,
+    location,
     rag,
     taskQueue,
     owners,

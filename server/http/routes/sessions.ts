@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { ApiError, SessionParams, SessionTurns } from '../api-schemas';
+import { ApiError, SessionErasureReport, SessionParams, SessionTurns } from '../api-schemas';
 import { ApiFailure, notFound } from '../api-failure';
 import type { RouteDeps } from '../server-deps';
 
@@ -8,7 +8,7 @@ import type { RouteDeps } from '../server-deps';
  * a later run of the session reads. A session the caller does not own — another tenant's, or one nobody has asked in
  * yet — is 404, as on the Trace API: to a tenant, other tenants' sessions do not exist.
  */
-export const sessionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { tenants, sessionTurns }) => {
+export const sessionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { tenants, sessionTurns, eraseSession }) => {
   app.get('/api/sessions/:sessionId/turns', {
     schema: {
       summary: "A session's completed turns, oldest first: question, standalone question, answer, route and run",
@@ -22,5 +22,20 @@ export const sessionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { ten
     if (!sessionTurns) throw new ApiFailure(503, 'SERVICE_UNAVAILABLE', 'this server was started without the session turn store; conversations cannot be read here');
     // Keyed by tenant as well: the store never returns turns recorded under another tenant, whatever the session id.
     return { sessionId, turns: await sessionTurns.turnsOf(request.tenant, sessionId) };
+  });
+
+  app.delete('/api/sessions/:sessionId', {
+    schema: {
+      summary: "Erase one of the caller's sessions from every store: its runs (cancelled first when open) and their histories, turns, audit rows and streamed answers",
+      tags: ['sessions'],
+      params: SessionParams,
+      response: { 200: SessionErasureReport, 400: ApiError, 401: ApiError, 404: ApiError, 503: ApiError },
+    },
+  }, async (request) => {
+    const { sessionId } = request.params;
+    // The owner row outlives the erasure (an id without content), so a second call by its tenant succeeds with zeros.
+    if (!(await tenants.ownsSession(sessionId, request.tenant))) throw notFound('session', sessionId);
+    if (!eraseSession) throw new ApiFailure(503, 'SERVICE_UNAVAILABLE', 'this server was started without the erasure of sessions; run `ragtime sessions rm` where the stores are');
+    return eraseSession(sessionId, request.tenant);
   });
 };

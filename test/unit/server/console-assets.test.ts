@@ -56,6 +56,7 @@ test('/, /index.html and /assets/* are public; any other path still needs the to
     owners: {
       claim: async (sessionId, tenant) => owners.get(sessionId) ?? (owners.set(sessionId, tenant), tenant),
       ownerOf: async (sessionId) => owners.get(sessionId) ?? null,
+      sessionsOf: async (tenant) => [...owners].filter(([, owner]) => owner === tenant).map(([sessionId]) => sessionId),
       close: async () => undefined,
     },
     defaultKb: 'kb',
