@@ -3,6 +3,7 @@ import { hitlPromptFor } from './hitl-prompts';
 import type { QuestionTerm, TaggedWord } from './question-terms';
 import { sentenceCoverage, termCoverage, textSimilarity } from './term-coverage';
 import { unresolvedSlot } from './text-signals';
+import { agreement, answeringSentence } from './corroboration';
 
 /*
  * The offline grader v2: documented thresholds over what the evidence holds of the question, in the spirit of CRAG's
@@ -25,6 +26,8 @@ export const RELEVANT_COVERAGE = 0.2;
 export const COMPETING_MARGIN = 0.05;
 /** Two documents at least this similar (character-bigram Jaccard) say the same thing: they agree, not compete. */
 export const DUPLICATE_SIMILARITY = 0.5;
+/** What each further source stating the same answer adds to the grade's confidence. */
+export const CORROBORATION_BONUS = 0.05;
 /** At most this many choices are offered for scope selection. */
 export const MAX_OPTIONS = 4;
 
@@ -64,26 +67,50 @@ const atLeast = (share: number, limit: number): boolean => share + 1e-9 >= limit
 
 const round2 = (value: number): number => Math.round(value * 100) / 100;
 
+/** How the documents that answer equally well relate (issue 32 §1): those that disagree, and those that corroborate. */
+type Candidates = {
+  /** Documents about different things whose answers disagree: the choice scope_select offers (≥ 2), else []. */
+  competing: Scored[];
+  /** Other documents that answer as well and state the same as one already counted (the best included): ≥ 1. */
+  agreeing: number;
+  /** Why, for the grade's reason: the first disagreement or agreement found. */
+  why: string | null;
+};
+
 /**
  * The documents the question does not pick between: besides the best, each document whose best complete chunk is
- * within COMPETING_MARGIN of it, is not a near-duplicate of one already chosen (agreeing sources are one answer), and
- * whose title names something the others' do not and the question does not name (a different product, a different
- * entity). Returns [] when there is at most one.
+ * within COMPETING_MARGIN of it, is not a near-duplicate of one already chosen, whose title names something the
+ * others' do not and the question does not name (a different product, a different entity), and whose answering
+ * sentence disagrees with each chosen one's (corroboration.ts: different facts, or different wording beyond the
+ * question). A document that agrees is another source for the same answer.
  */
-function competingDocuments(scored: readonly Scored[], best: Scored, terms: readonly QuestionTerm[], limits: GradeThresholds): Scored[] {
+function weighCandidates(scored: readonly Scored[], best: Scored, input: GradeInput, limits: GradeThresholds): Candidates {
+  const { terms, question } = input;
   const named = new Set(terms.map((term) => term.term));
   const ownNames = (chunk: Scored) => chunk.titleNames.filter((name) => ![...named].some((term) => term.includes(name) || name.includes(term)));
+  const answerOf = (chunk: Scored) => ({ sentence: answeringSentence(terms, chunk.text), ownNames: chunk.titleNames });
   const chosen: Scored[] = [];
   const files = new Set<string>();
+  let agreeing = 0;
+  let why: string | null = null;
   for (const chunk of [best, ...scored]) {
     if (files.has(chunk.filename) || !chunk.complete || chunk.share < best.share - limits.competingMargin) continue;
     files.add(chunk.filename);
+    const agreed = chosen.map((other) => ({ other, agreement: agreement(answerOf(other), answerOf(chunk), question, terms) }));
+    // Agreeing answers corroborate; so does a near-duplicate, unless its figures differ (one template, two products).
+    const corroborates = agreed.find(({ other, agreement: found }) => found.agree || (!found.byFacts && textSimilarity(other.text, chunk.text) >= limits.duplicate));
+    if (corroborates) {
+      agreeing += 1;
+      why ??= `${corroborates.other.title} and ${chunk.title} agree: ${corroborates.agreement.why}`;
+      continue;
+    }
+    // A title that names nothing of its own (serial labels: DEV_519) is not a different thing to choose.
     const names = ownNames(chunk);
-    if (names.length === 0) continue;
-    const distinct = chosen.every((other) => textSimilarity(other.text, chunk.text) < limits.duplicate && names.some((name) => !ownNames(other).includes(name)));
-    if (distinct) chosen.push(chunk);
+    if (names.length === 0 || !chosen.every((other) => names.some((name) => !ownNames(other).includes(name)))) continue;
+    if (agreed.length > 0) why = `${agreed[0]!.other.title} and ${chunk.title} disagree: ${agreed[0]!.agreement.why}`;
+    chosen.push(chunk);
   }
-  return chosen.length >= 2 ? chosen : [];
+  return { competing: chosen.length >= 2 ? chosen : [], agreeing, why };
 }
 
 export function offlineGrade(input: GradeInput, limits: GradeThresholds = GRADE_THRESHOLDS): EvidenceGrade {
@@ -124,17 +151,22 @@ export function offlineGrade(input: GradeInput, limits: GradeThresholds = GRADE_
   }
 
   if (best.complete && atLeast(best.share, limits.sufficient)) {
-    const competing = competingDocuments(scored, best, terms, limits);
+    const { competing, agreeing, why } = weighCandidates(scored, best, input, limits);
     if (competing.length >= 2) {
       return {
         ...base, ...prompt('scope_select'), relevance: 'strong', answerability: 'partial', ambiguity: 'multiple_candidates', route: 'scope_select', confidence: round2(best.share),
         hitl_options: competing.slice(0, MAX_OPTIONS).map((chunk) => chunk.title),
-        reason: `offline: ${competing.length} documents about different things answer equally well`,
+        reason: `offline: ${competing.length} documents about different things answer equally well and disagree on what the question leaves open (${why})`,
       };
     }
+    // Each source that states the same answer adds to the confidence (issue 32 §1), up to 1.
+    const confidence = Math.min(1, best.share + CORROBORATION_BONUS * agreeing);
     return {
-      ...base, ...prompt('answer'), relevance: 'strong', answerability: 'sufficient', ambiguity: 'none', route: 'answer', confidence: round2(best.share),
-      reason: `offline: one chunk holds ${round2(best.share)} of the question and everything it names`,
+      ...base, ...prompt('answer'), relevance: 'strong', answerability: 'sufficient', ambiguity: 'none', route: 'answer', confidence: round2(confidence),
+      reason:
+        agreeing > 0
+          ? `offline: one chunk holds ${round2(best.share)} of the question and everything it names; ${agreeing + 1} sources corroborate it (${why})`
+          : `offline: one chunk holds ${round2(best.share)} of the question and everything it names`,
     };
   }
   const partial = atLeast(best.share, limits.partial);

@@ -1,5 +1,5 @@
 import { ENGLISH_PROMPTS } from '../../../core/offline-policy/hitl-prompts';
-import { GRADE_THRESHOLDS, offlineGrade, type EvidenceSignal, type GradeInput } from '../../../core/offline-policy/grade-policy';
+import { CORROBORATION_BONUS, GRADE_THRESHOLDS, offlineGrade, type EvidenceSignal, type GradeInput } from '../../../core/offline-policy/grade-policy';
 import { offlinePlan } from '../../../core/offline-policy/plan-policy';
 import { namedWords, questionTerms, type TaggedWord } from '../../../core/offline-policy/question-terms';
 import { offlineRewrite, questionSubject } from '../../../core/offline-policy/rewrite-policy';
@@ -27,6 +27,9 @@ const W = {
   glued: w('黑/a 彩陶/n 器是/x 哪里/r 的/uj 陶器/n ？/x'),
   day8: w('8/m 日/m 发生/v 了/ul 什么/r ？/x'),
   title: w('《/x 伯尔尼/nr 条约/n 》/x 是/v 哪一年/r 签署/v 的/uj ？/x'),
+  hotline: w('星途/nz 科技/n 的/uj 客服/n 热线/n 是/v 多少/m ？/x'),
+  range: w('续航/n 是/v 多少/m ？/x'),
+  quake: w('地震/n 造成/v 多少/m 人/n 遇难/v ？/x'),
 };
 const idf = (table: Record<string, number>) => (word: string) => table[word];
 const flat = () => 1;
@@ -132,6 +135,49 @@ describe('offline policy v2: grader (docs/offline-policy.md)', () => {
     const copy = signal('Aurora路由器手册（转载）.md', '重置密码：长按 reset 键 10 秒。Aurora 路由器。', ['aurora', '转载']);
     const grade = offlineGrade(input(W.resetPassword, [aurora, copy]));
     expect(grade.route).toBe('answer');
+  });
+
+  // Issue 32 §1: several sources for one fact corroborate; ambiguity is candidates that disagree on what is left open.
+  const beiji = signal('北极星X1 使用手册.md', '北极星X1 电动滑板车。续航约 45 公里，最高时速 25 公里。星途科技客服热线：400-820-1234。', ['北极星x1']);
+  const tianlang = signal('天狼S2 使用手册.md', '天狼S2 电动滑板车。续航约 60 公里，最高时速 30 公里。星途科技客服热线：400-820-1234。', ['天狼s2']);
+
+  test('corroboration: manuals of different products that repeat the company hotline answer "星途科技的客服热线是多少？"', () => {
+    const grade = EvidenceGrade.parse(offlineGrade(input(W.hotline, [beiji, tianlang])));
+    expect([grade.route, grade.ambiguity, routeOf(grade)]).toEqual(['answer', 'none', 'answer']);
+    expect(grade.reason).toMatch(/2 sources corroborate it \(北极星X1 使用手册 and 天狼S2 使用手册 agree: both state 400/);
+  });
+
+  test('ambiguity: the same manuals disagree on the range, which the question leaves open → scope_select naming the facts', () => {
+    const grade = EvidenceGrade.parse(offlineGrade(input(W.range, [beiji, tianlang])));
+    expect([grade.route, grade.hitl_options]).toEqual(['scope_select', ['北极星X1 使用手册', '天狼S2 使用手册']]);
+    expect(grade.reason).toContain('disagree: one states 45km, 25km, the other 60km, 30km');
+  });
+
+  test('ambiguity on the sample manuals: a heading that repeats the question is not an answer that agrees (10 秒 vs 5 秒)', () => {
+    const words = w('怎么/r 重置/v 管理/vn 密码/n ？/x');
+    const router = signal('Aurora X2 路由器.md', '## 重置管理密码\n\nAurora X2 路由器重置管理密码的方法：接通电源后，用牙签长按机身背面的 RESET 孔 10 秒，指示灯闪烁后松开。', ['aurora', 'x2']);
+    const camera = signal('Nimbus C1 摄像头.md', '## 重置管理密码\n\nNimbus C1 摄像头重置管理密码的方法：打开 Nimbus App，选择"重置管理密码"；也可以长按机身底部按键 5 秒恢复出厂设置。', ['nimbus', 'c1']);
+    const grade = EvidenceGrade.parse(offlineGrade(input(words, [router, camera])));
+    expect([grade.route, grade.hitl_options]).toEqual(['scope_select', ['Aurora X2 路由器', 'Nimbus C1 摄像头']]);
+    expect(grade.reason).toMatch(/Aurora X2 路由器 and Nimbus C1 摄像头 disagree: their answering sentences differ/);
+  });
+
+  test('corroboration: three reports of one news event, worded apart, under different outlets\' names', () => {
+    const reports = [
+      signal('新华社 山区地震报道.md', '当地时间3日凌晨，山区发生6.1级地震，地震造成12人遇难，救援仍在进行。', ['新华社']),
+      signal('路透 山区地震报道.md', '周三凌晨的6.1级地震已造成12人遇难，另有数十人受伤。', ['路透']),
+      signal('美联社 山区地震报道.md', '官方称，这场地震造成至少12人遇难，震级为6.1级。', ['美联社']),
+    ];
+    const grade = EvidenceGrade.parse(offlineGrade(input(W.quake, reports)));
+    expect([grade.route, routeOf(grade)]).toEqual(['answer', 'answer']);
+    expect(grade.reason).toMatch(/3 sources corroborate it .*both state 6\.1/);
+    // Each further source adds CORROBORATION_BONUS to the confidence, when the best chunk alone holds less than all.
+    const partly = w('地震/n 造成/v 多少/m 人/n 遇难/v 和/c 失踪/v ？/x');
+    const alone = EvidenceGrade.parse(offlineGrade(input(partly, reports.slice(0, 1))));
+    const together = EvidenceGrade.parse(offlineGrade(input(partly, reports)));
+    expect([alone.route, together.route]).toEqual(['answer', 'answer']);
+    expect(together.confidence).toBeCloseTo(Math.min(1, alone.confidence + 2 * CORROBORATION_BONUS), 5);
+    expect(alone.confidence).toBeLessThan(1);
   });
 
   test('documents named by serial labels (DEV_519) are not different things', () => {
