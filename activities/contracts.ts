@@ -40,6 +40,8 @@ export type RetrieveInput = {
   purpose: RetrievalPurpose;
   /** The run's knowledge base (DESIGN §4b); absent in runs started before knowledge bases: the worker's default. */
   kb?: string;
+  /** Only these documents: the one a person chose when the run asked which (issue 32 §2); absent: every document. */
+  docIds?: string[];
 };
 export type GradeEvidenceInput = {
   question: string;
@@ -48,6 +50,8 @@ export type GradeEvidenceInput = {
   /** Routing context (spec §4.5.3): the grade is resolved into a route next to the model call. */
   rewriteCount: number;
   isSubAgent: boolean;
+  /** The document a person chose when the run asked which (issue 32 §2): its title. */
+  scope?: string;
 };
 export type PlanRewriteInput = { question: string; rewriteCount: number };
 export type GenerateAnswerInput = {

@@ -55,12 +55,12 @@ export function modelActivities(
       }
     },
 
-    async gradeEvidence({ question, docs, rewriteCount, isSubAgent }: GradeEvidenceInput) {
+    async gradeEvidence({ question, docs, rewriteCount, isSubAgent, scope }: GradeEvidenceInput) {
       const where = { model: models.describe, schema: 'evidence_grade', attempt: attempt() };
       const modelCalls: ModelCallRecord[] = [];
       const grade = parseModelOutput(
         EvidenceGrade,
-        await callModel((report) => models.gradeEvidence(question, formatDocs(docs), docs, report), where, modelCalls),
+        await callModel((report) => (scope ? models.gradeEvidence(question, formatDocs(docs), docs, report, { scope }) : models.gradeEvidence(question, formatDocs(docs), docs, report)), where, modelCalls),
         where,
       );
       const { traceFragment, docs: _kept, ...decision } = gradeStep({ grade, docs, rewriteCount, isSubAgent });

@@ -49,7 +49,11 @@ export interface ChatModels {
   /** Who writes answers: the answer model's name, or the offline policy's extractive answerer. */
   readonly answerModel: string;
   planComplexity(question: string, report?: CallReport): Promise<unknown>;
-  gradeEvidence(question: string, context: string, evidence: Chunk[], report?: CallReport): Promise<unknown>;
+  /**
+   * `options.scope`: the document a person chose when the run asked which (issue 32 §2; its title, which the refined
+   * question starts with): the evidence is that document's, so the question's referent ("这个型号") is resolved.
+   */
+  gradeEvidence(question: string, context: string, evidence: Chunk[], report?: CallReport, options?: { scope?: string }): Promise<unknown>;
   planRewrite(question: string, report?: CallReport): Promise<unknown>;
   /** The answer draft (`answer_draft`): text with [n] markers and {marker, doc_index, quote} citations. */
   writeAnswer(request: AnswerRequest, report?: CallReport): Promise<unknown>;
@@ -71,8 +75,11 @@ export interface ChatModels {
  * it is a wrong name, not a failing service.
  */
 export interface Retriever {
-  retrieve(query: string, kb?: string): Promise<RetrievalResult>;
+  retrieve(query: string, kb?: string, scope?: RetrievalScope): Promise<RetrievalResult>;
 }
+
+/** What a retrieval may be limited to (issue 32 §2): the documents a person chose when a run asked which one. */
+export type RetrievalScope = { docIds?: readonly string[] };
 
 /** Options of one embedding call: `signal` abandons the wait (the activity was cancelled). */
 export type EmbedCall = { signal?: AbortSignal };
@@ -119,7 +126,13 @@ export type HierarchyChunk = {
 /** A leaf as a store search returns it: the runtime chunk of spec §6.3 (id = the store's primary key). */
 export type LeafHit = Chunk & { id: string | number; score: number };
 
-export type LeafSearch = { limit: number; /** spec §6.1: `chunk_level == LEAF_RETRIEVE_LEVEL` */ leafLevel: number };
+export type LeafSearch = {
+  limit: number;
+  /** spec §6.1: `chunk_level == LEAF_RETRIEVE_LEVEL` */
+  leafLevel: number;
+  /** Only leaves of these documents (a Milvus filter on the document id); absent or empty: every document. */
+  docIds?: readonly string[];
+};
 
 /**
  * The leaf (L3) store: Milvus with a dense vector field and server-side BM25 over a jieba-analyzed text field

@@ -11,9 +11,9 @@ import type { Retriever } from './ports';
  */
 export function retrievalActivities(retriever: Retriever): Pick<RagActivities, 'retrieve'> {
   return {
-    async retrieve({ query, kb }: RetrieveInput) {
+    async retrieve({ query, kb, docIds }: RetrieveInput) {
       try {
-        const result = await retriever.retrieve(query, kb);
+        const result = docIds && docIds.length > 0 ? await retriever.retrieve(query, kb, { docIds }) : await retriever.retrieve(query, kb);
         return { data: result, traceFragment: retrievalMetaFragment(result.meta) };
       } catch (error) {
         if (isRagError(error)) throw ApplicationFailure.create({ type: error.code, message: error.message, nonRetryable: error.terminal, cause: error });

@@ -1,3 +1,4 @@
+import { scopeCandidates } from '../core/graph/scope-pick';
 import { proxyActivities } from '@temporalio/workflow';
 import type { ActivityResult, RagActivities } from '../activities/contracts';
 import type { ComplexityPlan } from '../core/graph/plan-complexity';
@@ -67,7 +68,7 @@ export const callInitialRetrieval = (run: RagRun, group: StepGroup = null, specu
 export const callGrader = (run: RagRun, docs: RagRun['docs'], isSubAgent: boolean, group: StepGroup = null, speculative = false) =>
   models.gradeEvidence.executeWithOptions(
     { ...MODEL_CALL, summary: `${speculative ? 'speculative ' : ''}${group ? `grade_documents (${group.group})` : 'grade_documents'}` },
-    [{ docs, rewriteCount: run.rewriteCount, isSubAgent, question: run.question }],
+    [{ docs, rewriteCount: run.rewriteCount, isSubAgent, question: run.question, ...(run.scope ? { scope: run.scope.title } : {}) }],
   );
 
 /** The answer writer's first call (`generate_answer`); a speculative one runs beside the grader. */
@@ -153,6 +154,8 @@ export async function gradeDocuments(run: RagRun, isSubAgent: boolean, group: St
   speculator?.settleRewrite(data.route);
   run.route = data.route;
   run.retrievalStatus = data.retrievalStatus;
+  // Issue 32 §2: the documents offered, so that a person's pick can name one after the evidence is dropped.
+  run.scopeCandidates = data.route === 'scope_select' ? scopeCandidates(run.docs) : [];
   run.docs = evidenceAfterRoute(data.route, run.docs);
   run.applyTrace(traceFragment);
   run.audit.graded(

@@ -1,6 +1,7 @@
 import { proxyActivities } from '@temporalio/workflow';
 import type { RagActivities } from '../activities/contracts';
 import { refinedQuestionForHitl } from '../core/graph/hitl-resume';
+import { chosenScope } from '../core/graph/scope-pick';
 import type { RagRun } from '../core/run/rag-run';
 import * as steps from '../core/progress/step-messages';
 import type { HitlResumeState } from '../core/schemas/hitl-resume-state';
@@ -15,7 +16,12 @@ const retrieval = proxyActivities<RagActivities>(RETRIEVAL);
  * re-classifies, never fans out and never rewrites: a `rewrite` route is returned as it is.
  */
 export async function resumeWithAnswer(run: RagRun, snapshot: HitlResumeState, rawAnswer: string): Promise<void> {
-  const refined = refinedQuestionForHitl(snapshot, rawAnswer);
+  // Issue 32 §2: an answer to scope_select that names one of the documents offered (its title, file name or id)
+  // limits the targeted retrieval to it, and the refined question carries its title. A run resumed from a snapshot
+  // has no documents: the answer is taken as typed.
+  const scope = snapshot.route === 'scope_select' ? chosenScope(rawAnswer, run.scopeCandidates) : null;
+  run.scope = scope;
+  const refined = refinedQuestionForHitl(snapshot, scope?.title ?? rawAnswer);
   run.question = refined;
   run.rewriteCount = snapshot.rewrite_count;
   run.complexity = snapshot.complexity;
@@ -30,7 +36,7 @@ export async function resumeWithAnswer(run: RagRun, snapshot: HitlResumeState, r
   run.step(steps.targetedRetrievalStarted(), Date.now());
   run.audit.beginInvocation('hitl_targeted', refined, Date.now());
   const result = await retrieval.retrieve.executeWithOptions({ ...RETRIEVAL, summary: 'hitl_targeted_retrieval' }, [
-    { query: refined, purpose: 'hitl_targeted', ...kbOf(run) },
+    { query: refined, purpose: 'hitl_targeted', ...kbOf(run), ...(scope ? { docIds: scope.docIds } : {}) },
   ]);
   run.retrieved(result.data, 'hitl_targeted');
   run.docs = result.data.docs;

@@ -43,11 +43,13 @@ const INSERT_BATCH = 50; // spec §6.10
 // A document's vectors are read in pages of this many rows (at 384 dimensions, ~6 MB of JSON a page).
 const VECTOR_PAGE = 4_096;
 
-function leafFilter({ leafLevel }: LeafSearch): string {
+function leafFilter({ leafLevel, docIds }: LeafSearch): string {
   if (!Number.isSafeInteger(leafLevel)) {
     throw new RagError('INVALID_INPUT', `leaf level must be an integer, got ${JSON.stringify(leafLevel)}`);
   }
-  return `chunk_level == ${leafLevel}`; // spec §6.1
+  const level = `chunk_level == ${leafLevel}`; // spec §6.1
+  // Issue 32 §2: a retrieval limited to the documents a person chose (file_path holds the document id).
+  return docIds && docIds.length > 0 ? `${level} and file_path in [${docIds.map(quoteForFilter).join(', ')}]` : level;
 }
 
 // HNSW needs ef >= the number of hits asked for; spec §6.3.1's ef 64 holds up to a limit of 64.

@@ -1,4 +1,5 @@
 import { extractiveAnswer } from '../../core/answer/extractive-answer';
+import { documentTitle } from '../../core/knowledge/document-title';
 import { documentTexts } from '../../core/answer/answer-of-draft';
 import { offlineGrade, type GradeInput } from '../../core/offline-policy/grade-policy';
 import { offlinePlan } from '../../core/offline-policy/plan-policy';
@@ -15,22 +16,26 @@ export const OFFLINE_POLICY_VERSION = 'offline-policy v2';
 /** The offline policy's answerer: sentences of the evidence, quoted (core/answer/extractive-answer.ts). */
 export const OFFLINE_ANSWERER = `${OFFLINE_POLICY_VERSION} extractive`;
 
-const titleOf = (filename: string): string => filename.replace(/\.[^./\\]+$/, '');
-
-/** What the offline grader reads of a question and its evidence: jieba's words and IDF, the titles' named things. */
-export function gradeInput(question: string, evidence: readonly Chunk[]): GradeInput {
-  const words = taggedWords(question);
+/**
+ * What the offline grader reads of a question and its evidence: jieba's words and IDF, the documents' titles (their
+ * first heading, else the file name) and the titles' named things. With a `scope` (a document a person chose), the
+ * question is read without the scope the refined question starts with, and its referent counts as resolved.
+ */
+export function gradeInput(question: string, evidence: readonly Chunk[], scope?: string): GradeInput {
+  const asked = scope && question.startsWith(`${scope}：`) ? question.slice(scope.length + 1) : question;
+  const words = taggedWords(asked);
   const names = new Map<string, string[]>();
   const titleNames = (title: string): string[] => {
     if (!names.has(title)) names.set(title, namedWords(title, taggedWords(title)));
     return names.get(title) as string[];
   };
   return {
-    question,
+    question: asked,
     words,
-    terms: questionTerms(question, words, inverseDocumentFrequency),
+    terms: questionTerms(asked, words, inverseDocumentFrequency),
+    ...(scope ? { scope } : {}),
     evidence: evidence.map((chunk) => {
-      const title = titleOf(chunk.filename ?? '');
+      const title = documentTitle(chunk, evidence);
       return { filename: chunk.filename ?? '', title, text: chunk.text ?? '', titleNames: titleNames(title) };
     }),
   };
@@ -61,8 +66,8 @@ export function createOfflineChatModels(): ChatModels {
     async planComplexity(question) {
       return offlinePlan(question);
     },
-    async gradeEvidence(question, _context, evidence: Chunk[]) {
-      return offlineGrade(gradeInput(question, evidence));
+    async gradeEvidence(question, _context, evidence: Chunk[], _report, options) {
+      return offlineGrade(gradeInput(question, evidence, options?.scope));
     },
     async planRewrite(question) {
       const words = taggedWords(question);

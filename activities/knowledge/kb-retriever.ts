@@ -11,7 +11,7 @@ import type { KnowledgeStores } from './knowledge-stores';
 export function createKbRetriever(knowledge: KnowledgeStores, deps: Omit<RetrieverDeps, 'embedder' | 'leafStore' | 'parentStore'>): Retriever {
   const retrievers = new Map<string, Retriever>();
   return {
-    async retrieve(query, kb) {
+    async retrieve(query, kb, scope) {
       // A name that is wrong (UNKNOWN_KB, INVALID_INPUT) is thrown; when the check cannot be made (Milvus down), the
       // retrieval runs anyway and reports the failure in its meta, as every infrastructure error (spec §6.1).
       const stores = await knowledge.open(kb).catch((error: unknown) => {
@@ -23,7 +23,7 @@ export function createKbRetriever(knowledge: KnowledgeStores, deps: Omit<Retriev
         retriever = createRetriever({ ...deps, embedder: knowledge.embedder, leafStore: stores.leafStore, parentStore: stores.parentStore });
         retrievers.set(stores.kb, retriever);
       }
-      return retriever.retrieve(query);
+      return retriever.retrieve(query, stores.kb, scope);
     },
   };
 }

@@ -12,7 +12,7 @@ import {
 import { fuseRrf } from '../../core/retrieval/rrf';
 import type { Chunk } from '../../core/schemas/retrieved-chunk';
 import type { RetrievalResult } from '../../core/trace/writers';
-import type { Embedder, LeafHit, LeafStore, ParentStore, RerankTransport, Retriever } from '../ports';
+import type { Embedder, LeafHit, LeafStore, ParentStore, RerankTransport, RetrievalScope, Retriever } from '../ports';
 import { retrieverResult, retrieverStart } from '../telemetry/openinference';
 import { addAttributes, inSpan } from '../telemetry/spans';
 import { DiagnosticsRecorder } from './diagnostics-recorder';
@@ -47,7 +47,8 @@ export function createRetriever(deps: RetrieverDeps): Retriever {
   const policy = { includeContent: config.telemetry.includeContent };
 
   const untraced: Retriever = {
-    async retrieve(query: string): Promise<RetrievalResult> {
+    async retrieve(query: string, _kb?: string, scope: RetrievalScope = {}): Promise<RetrievalResult> {
+      const docIds = scope.docIds && scope.docIds.length > 0 ? { docIds: scope.docIds } : {};
       const recorder = new DiagnosticsRecorder(deps.now);
       const { candidateK, meta: candidateMeta } = resolveCandidateK(topK, config.retrieval);
       const basis: RetrievalBasis = {
@@ -108,7 +109,7 @@ export function createRetriever(deps: RetrieverDeps): Retriever {
 
       // spec §6.3.1: both legs with the leaf filter and limit 2 × candidate_k, then RRF (k = 60) to candidate_k.
       const hybridRecall = async (): Promise<Chunk[]> => {
-        const search = { limit: HYBRID_LEG_FACTOR * candidateK, leafLevel };
+        const search = { limit: HYBRID_LEG_FACTOR * candidateK, leafLevel, ...docIds };
         const [dense, bm25] = await Promise.allSettled([
           recorder.time('dense', () => deps.leafStore.searchDense(vector, search)),
           recorder.time('bm25', () => deps.leafStore.searchBm25(query, search)),
@@ -126,7 +127,7 @@ export function createRetriever(deps: RetrieverDeps): Retriever {
       // spec §6.3.2: one dense search, limit candidate_k, score = inner product.
       const denseRecall = async (): Promise<Chunk[]> => {
         const hits = await recorder.time('dense', () =>
-          deps.leafStore.searchDense(vector, { limit: candidateK, leafLevel }),
+          deps.leafStore.searchDense(vector, { limit: candidateK, leafLevel, ...docIds }),
         );
         recorder.data.legs.dense_fallback = legCandidates(hits);
         return hits.map((hit) => ({ ...hit }));
@@ -150,9 +151,9 @@ export function createRetriever(deps: RetrieverDeps): Retriever {
 
   return {
     // One RETRIEVER span per retrieval (OpenInference): document ids and scores; the query and texts only with content.
-    retrieve: (query) =>
+    retrieve: (query, kb, scope) =>
       inSpan('retrieve', { attributes: () => retrieverStart(query, policy), policy }, async (span) => {
-        const result = await untraced.retrieve(query);
+        const result = await untraced.retrieve(query, kb, scope);
         addAttributes(span, () => retrieverResult(result.docs, result.meta, policy));
         return result;
       }),

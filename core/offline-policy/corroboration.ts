@@ -16,11 +16,11 @@ import { holdsTerm, textSimilarity } from './term-coverage';
 export const AGREEING_ANSWER_SIMILARITY = 0.35;
 
 /**
- * The sentence of a text that holds the most of the question's unnamed terms; of equals, the one that says the most
- * beyond the question (a heading "## 重置管理密码" holds the question's words and answers nothing).
+ * The sentence of a text that holds the most of the question's terms; of equals, the one that says the most beyond
+ * the question (a heading "## 重置管理密码" holds the question's words and answers nothing).
  */
 export function answeringSentence(terms: readonly QuestionTerm[], text: string): string {
-  const asked = terms.filter((term) => !term.required);
+  const asked = terms;
   let best = '';
   let bestRank: [number, number] = [-1, -1];
   for (const sentence of splitSentences(text)) {

@@ -55,6 +55,8 @@ export type GradeInput = {
   words: TaggedWord[];
   terms: QuestionTerm[];
   evidence: EvidenceSignal[];
+  /** The document a person chose (issue 32 §2): its evidence resolves what the question refers to ("这个型号"). */
+  scope?: string;
 };
 
 type Scored = EvidenceSignal & { share: number; complete: boolean };
@@ -127,7 +129,7 @@ export function offlineGrade(input: GradeInput, limits: GradeThresholds = GRADE_
   }
 
   const tokens = input.words.map((word) => word.word);
-  const slot = unresolvedSlot(tokens, terms.map((term) => term.term), input.question);
+  const slot = input.scope ? null : unresolvedSlot(tokens, terms.map((term) => term.term), input.question);
   const scored: Scored[] = evidence
     .map((chunk) => {
       const coverage = sentenceCoverage(terms, chunk.text);

@@ -1,3 +1,4 @@
+import type { ScopeCandidate } from '../graph/scope-pick';
 import { AuditTrail } from '../audit/audit-trail';
 import { RagError } from '../errors';
 import { buildHitlResumeState, isHitlResult, type RunResult } from '../graph/hitl-resume';
@@ -51,6 +52,10 @@ export class RagRun {
   conversation: ConversationRecord | null = null;
   /** What the answer writer sees of the conversation; null on a first turn. */
   answerConversation: AnswerConversation | null = null;
+  /** The document a person chose when the run asked which (issue 32 §2): it limits the targeted retrieval and the grade. */
+  scope: { title: string; docIds: string[] } | null = null;
+  /** The documents the last scope_select grade offered (its route drops the evidence); [] after any other grade. */
+  scopeCandidates: ScopeCandidate[] = [];
   /** What the run speculated (issue 17 §2); null when it does not speculate. Not part of the trace. */
   speculation: SpeculationReport | null = null;
   /**

@@ -205,17 +205,17 @@ describe('offline policy provider: one run per route (exit 0 completed, 3 awaiti
     expect(asked.code).toBe(3);
     expect(asked.json).toMatchObject({ status: 'awaiting_input', route: 'scope_select', retrieval_status: 'needs_scope_selection' });
     const options = asked.json.hitl?.options ?? [];
-    expect([...options].sort()).toEqual(['Aurora X2 路由器', 'Nimbus C1 摄像头']);
+    expect([...options].sort()).toEqual(['Aurora X2 路由器用户手册', 'Nimbus C1 摄像头用户手册']);
     // A number that names no option is refused with the list, and nothing is sent (issue 14 §9)…
     const outOfRange = await ragtime(['answer', asked.json.workflowId, '9']);
     expect(outOfRange.code).toBe(2);
     expect(outOfRange.stderr).toContain(`ragtime: INVALID_INPUT: option 9 does not exist: the run offers 1. ${options[0]}; 2. ${options[1]}; nothing was sent`);
     // …and one that does picks that option.
-    const answered = await ragtimeJson<RagOutcome>(['answer', asked.json.workflowId, String(options.indexOf('Nimbus C1 摄像头') + 1)]);
+    const answered = await ragtimeJson<RagOutcome>(['answer', asked.json.workflowId, String(options.indexOf('Nimbus C1 摄像头用户手册') + 1)]);
     expect(answered.code).toBe(0);
     expect(answered.json).toMatchObject({ status: 'completed', route: 'answer' });
     expect(answered.json.docs[0]?.filename).toBe('Nimbus C1 摄像头.md');
-    expect(answered.json.rounds[0]).toMatchObject({ answer: 'Nimbus C1 摄像头', outcome: 'answered' });
+    expect(answered.json.rounds[0]).toMatchObject({ answer: 'Nimbus C1 摄像头用户手册', outcome: 'answered' });
   });
 
   test('no_knowledge', async () => {

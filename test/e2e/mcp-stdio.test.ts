@@ -167,14 +167,14 @@ test('scope_select without elicitation: the prompt, options and run id come back
   // Another call without a session: another conversation (issue 33 §2; before, every such call joined "mcp").
   expect(asked.session_id).toMatch(/^mcp-[0-9a-f]{12}$/);
   const options = asked.clarification?.options ?? [];
-  expect(options).toContain('Nimbus C1 摄像头');
+  expect(options).toContain('Nimbus C1 摄像头用户手册');
   expect(asked.clarification?.how_to_answer).toContain(asked.run_id);
 
   const waiting = await call<RunResult>(plain, 'get_run', { run_id: asked.run_id });
   expect(waiting).toMatchObject({ status: 'awaiting_input', clarification: { options } });
 
   // An option's number picks that option (RagClient.answer).
-  const answered = await call<RunResult>(plain, 'answer_clarification', { run_id: asked.run_id, answer: String(options.indexOf('Nimbus C1 摄像头') + 1) });
+  const answered = await call<RunResult>(plain, 'answer_clarification', { run_id: asked.run_id, answer: String(options.indexOf('Nimbus C1 摄像头用户手册') + 1) });
   expect(answered).toMatchObject({ run_id: asked.run_id, status: 'completed', route: 'answer', clarification: null });
   expect(answered.evidence[0]?.source).toBe('Nimbus C1 摄像头.md');
 });
@@ -186,7 +186,7 @@ test('the MCP server restarted between the question and the answer: the durable 
   // The client closes stdin and the `ragtime mcp` process exits; the run waits in Temporal meanwhile.
   await first.client.close();
   const second = await connect();
-  const answered = await call<RunResult>(second.client, 'answer_clarification', { run_id: asked.run_id, answer: 'Aurora X2 路由器' });
+  const answered = await call<RunResult>(second.client, 'answer_clarification', { run_id: asked.run_id, answer: 'Aurora X2 路由器用户手册' });
   expect(answered).toMatchObject({ run_id: asked.run_id, status: 'completed', route: 'answer' });
   expect(answered.answer?.citations[0]?.source).toBe('Aurora X2 路由器.md');
 });
@@ -195,21 +195,21 @@ test('scope_select with form elicitation: the person picks from the enum and the
   const asked: ElicitRequest[] = [];
   const { client } = await connect((request) => {
     asked.push(request);
-    return { answer: 'Nimbus C1 摄像头' };
+    return { answer: 'Nimbus C1 摄像头用户手册' };
   });
   const result = await call<RunResult>(client, 'ask_knowledge', { question: SCOPED, session: `mcp-elicit-${RUN}` });
   expect(result).toMatchObject({ status: 'completed', route: 'answer', elicited_answers: 1, clarification: null });
   expect(result.evidence[0]?.source).toBe('Nimbus C1 摄像头.md');
   expect(asked).toHaveLength(1);
   const schema = (asked[0]?.params as unknown as { requestedSchema: { properties: { answer: { enum: string[] } } } }).requestedSchema;
-  expect(schema.properties.answer.enum).toContain('Nimbus C1 摄像头');
+  expect(schema.properties.answer.enum).toContain('Nimbus C1 摄像头用户手册');
 });
 
 test('a declined elicitation leaves the run waiting and returns the question (the fallback)', async () => {
   const { client } = await connect(() => null);
   const result = await call<RunResult>(client, 'ask_knowledge', { question: SCOPED });
   expect(result).toMatchObject({ status: 'awaiting_input', route: 'scope_select', elicited_answers: 0 });
-  expect(result.clarification?.options).toContain('Nimbus C1 摄像头');
+  expect(result.clarification?.options).toContain('Nimbus C1 摄像头用户手册');
 });
 
 test('the ragtime://kb/{name} resource: the knowledge base’s stats', async () => {
