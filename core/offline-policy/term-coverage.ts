@@ -1,4 +1,5 @@
 import { splitSentences } from '../answer/sentences';
+import { englishStem } from '../text/english-words';
 import type { QuestionTerm } from './question-terms';
 
 /*
@@ -60,13 +61,25 @@ function chineseNumeral(form: string): RegExp {
   return pattern;
 }
 
+const ENGLISH_WORD = /^[a-z]{3,}$/;
+/** Whole words of letters and digits ("aurora2" is one word, not a form of "aurora"). */
+const LATIN_WORDS = /[\p{Script=Latin}\p{N}]+/gu;
+
+/** Whether the text holds an English word of the same stem (costs for cost, pairing for pair: Snowball English). */
+function holdsWordForm(loweredText: string, word: string): boolean {
+  const stem = englishStem(word);
+  for (const [token] of loweredText.matchAll(LATIN_WORDS)) if (ENGLISH_WORD.test(token) && englishStem(token) === stem) return true;
+  return false;
+}
+
 /**
  * Whether a lower-cased text holds the term: as a whole token when the term is exact (a number also in Chinese
- * numerals, 50 as 五十), else as a substring.
+ * numerals, 50 as 五十; an English word also in another form of it, issue 32 §3), else as a substring.
  */
 export function holdsTerm(loweredText: string, term: QuestionTerm): boolean {
   if (!term.exact) return loweredText.includes(term.term);
-  return wholeToken(term.term).test(loweredText) || numberForms(term.term).some((form) => chineseNumeral(form).test(loweredText));
+  if (wholeToken(term.term).test(loweredText) || numberForms(term.term).some((form) => chineseNumeral(form).test(loweredText))) return true;
+  return ENGLISH_WORD.test(term.term) && holdsWordForm(loweredText, term.term);
 }
 
 export type TermCoverage = {

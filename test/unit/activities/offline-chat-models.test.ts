@@ -1,4 +1,5 @@
 import { createOfflineChatModels, gradeInput } from '../../../activities/adapters/offline-chat-models';
+import { AnswerDraft } from '../../../core/schemas/answer';
 import { EvidenceGrade, RewritePlan } from '../../../core/schemas/model-outputs';
 import type { Chunk } from '../../../core/schemas/retrieved-chunk';
 
@@ -36,5 +37,31 @@ describe('offline policy v2 with jieba', () => {
       chunk('Nimbus摄像头手册.md', 'Nimbus 摄像头重置密码：在 App 中选择设备后点击重置。'),
     ]);
     expect(EvidenceGrade.parse(choose)).toMatchObject({ route: 'scope_select', hitl_options: ['Aurora路由器手册', 'Nimbus摄像头手册'] });
+  });
+
+  // Issue 32 §3: English read by a stemmer and a maintained stop-word list, on an English manual.
+  const zephyr = chunk(
+    'Zephyr K7 manual.md',
+    '# Zephyr K7 manual\n\nThe Zephyr K7 is a portable blender with a 600 ml cup. The Zephyr K7 costs 89 euros. It supports Bluetooth 5.3 for the recipe app.\n\n' +
+      'Pairing: hold the power button for 5 seconds until the light flashes blue, then choose Zephyr K7 in the app.',
+  );
+
+  test('English word forms: "How much does the Zephyr K7 cost?" over "costs 89 euros" is answered, with the price sentence', async () => {
+    const { terms } = gradeInput('How much does the Zephyr K7 cost?', [zephyr]);
+    expect(terms.map((t) => t.term)).toEqual(['zephyr', 'k7', 'cost']);
+    expect(EvidenceGrade.parse(await models.gradeEvidence('How much does the Zephyr K7 cost?', '', [zephyr])).route).toBe('answer');
+    // Without a name to carry it, the word form decides: "much" is a stop word, "cost" is found as "costs".
+    const blender = EvidenceGrade.parse(await models.gradeEvidence('How much does the blender cost?', '', [chunk('Blender.md', 'The blender holds 600 ml. The blender costs 89 euros.')]));
+    expect([blender.route, blender.confidence]).toEqual(['answer', 1]);
+    const draft = AnswerDraft.parse(await models.writeAnswer({ question: 'How much does the Zephyr K7 cost?', context: '', evidence: [zephyr] }));
+    expect(draft.answer).toContain('89 euros');
+    expect(draft.answer).not.toContain('600 ml');
+  });
+
+  test('English word forms: "How do I pair the Zephyr K7?" is answered with the pairing steps, not the Bluetooth sentence', async () => {
+    expect(EvidenceGrade.parse(await models.gradeEvidence('How do I pair the Zephyr K7?', '', [zephyr])).route).toBe('answer');
+    const draft = AnswerDraft.parse(await models.writeAnswer({ question: 'How do I pair the Zephyr K7?', context: '', evidence: [zephyr] }));
+    expect(draft.answer).toContain('hold the power button for 5 seconds');
+    expect(draft.answer).not.toContain('Bluetooth 5.3');
   });
 });
