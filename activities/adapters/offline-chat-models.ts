@@ -1,5 +1,5 @@
 import { extractiveAnswer } from '../../core/answer/extractive-answer';
-import { documentTitle } from '../../core/knowledge/document-title';
+import { documentTitle, fileStem } from '../../core/knowledge/document-title';
 import { documentTexts } from '../../core/answer/answer-of-draft';
 import { offlineGrade, type GradeInput } from '../../core/offline-policy/grade-policy';
 import { offlinePlan } from '../../core/offline-policy/plan-policy';
@@ -35,8 +35,10 @@ export function gradeInput(question: string, evidence: readonly Chunk[], scope?:
     terms: questionTerms(asked, words, inverseDocumentFrequency),
     ...(scope ? { scope } : {}),
     evidence: evidence.map((chunk) => {
-      const title = documentTitle(chunk, evidence);
-      return { filename: chunk.filename ?? '', title, text: chunk.text ?? '', titleNames: titleNames(title) };
+      // Shown to a person: the document's title (its first heading). What it is about, to tell documents apart: its
+      // file name's names, as before — a heading shared by many documents (a FAQ's chapter title) tells none apart.
+      const filename = chunk.filename ?? '';
+      return { filename, title: documentTitle(chunk, evidence), text: chunk.text ?? '', titleNames: titleNames(fileStem(filename)) };
     }),
   };
 }

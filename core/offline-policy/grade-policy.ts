@@ -45,7 +45,7 @@ export type EvidenceSignal = {
   filename: string;
   title: string;
   text: string;
-  /** The named things of its document's title (proper nouns, models: "Aurora", "X2"), lower-cased. */
+  /** The named things of its file name (proper nouns, models: "Aurora", "X2"), lower-cased: what tells documents apart. */
   titleNames: string[];
 };
 
