@@ -1,9 +1,5 @@
-// Types of the NLP packages core/text/english-words.ts reads (neither ships its own).
+// Types of the stemmer core/text/english-words.ts reads (it ships none).
 declare module 'snowball-stemmers' {
   export function newStemmer(language: string): { stem(word: string): string };
   export function algorithms(): string[];
-}
-declare module 'stopwords-iso' {
-  const stopwords: Record<string, string[]>;
-  export default stopwords;
 }
