@@ -7,7 +7,7 @@ import { textLanguage } from '../text/language';
 
 /**
  * Function words and question words that carry no topic (Chinese and English). The English part stays this short
- * list: stopwords-iso's 1,298 words (core/text/english-words.ts) left FAQ headings one content word, and the held-out
+ * list: stopwords-iso's 1,298 words (tried for issue 32 §3) left FAQ headings one content word, and the held-out
  * django-notes FAQ questions that have no answer were all answered (0 of 6 refused; docs/offline-policy.md).
  */
 export const STOPWORDS: ReadonlySet<string> = new Set([
@@ -25,6 +25,8 @@ export const STOPWORDS: ReadonlySet<string> = new Set([
   'the', 'a', 'an', 'of', 'to', 'in', 'on', 'for', 'is', 'are', 'was', 'were', 'be', 'been', 'what', 'which', 'how',
   'why', 'when', 'where', 'who', 'does', 'do', 'did', 'and', 'or', 'with', 'by', 'about', 'can', 'i', 'you', 'me',
   'my', 'your', 'please', 'tell', 'there', 'any', 'should', 'would', 'could', 'from', 'as', 'at', 'into', 'than',
+  // "how much", "how many" ask for an amount, as 多少 does
+  'much', 'many',
 ]);
 
 /** Words that point at something the question does not name (spec §7.1 missing_slot: "角色名、版本…"). */
