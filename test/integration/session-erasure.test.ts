@@ -141,7 +141,8 @@ describe.each(BACKENDS)('on $name', (backend) => {
   }, 240_000);
 
   // The operator's commands, once per surface (the stores and the eraser are the ones tested above).
-  (backend.databaseUrl ? test : test.skip)('ragtime sessions rm erases as the API does; tenant purge asks first and, with no terminal, erases nothing without --yes', async () => {
+  // Registered on PostgreSQL only (no skip elsewhere): the CLI reads the database through DATABASE_URL.
+  if (backend.databaseUrl) test('ragtime sessions rm erases as the API does; tenant purge asks first and, with no terminal, erases nothing without --yes', async () => {
     const session = `cli-erase-${tag}`;
     const question = streamedQuestion(`命令行${tag}`);
     const asked = await app.inject({ method: 'POST', url: '/api/runs', headers: bearer('acme'), payload: { question, sessionId: session } });
