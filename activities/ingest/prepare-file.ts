@@ -1,3 +1,4 @@
+import { emptyDocumentReason } from '../../core/ingest/empty-document';
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { RagError } from '../../core/errors';
@@ -61,7 +62,7 @@ export async function prepareFile(file: string, filename: string, options: Prepa
   const chunks = buildHierarchy(document, options.onWarning);
   const leaves = chunks.filter((chunk) => chunk.chunk_level === LEAF_LEVEL);
   if (leaves.length === 0) {
-    throw fileError('EMPTY_DOCUMENT', filename, 'no text to index: no L3 chunk after cleaning and splitting (spec §6.11); a scanned PDF needs OCR first');
+    throw fileError('EMPTY_DOCUMENT', filename, emptyDocumentReason(content.file_type, content.pages));
   }
   return {
     docId,

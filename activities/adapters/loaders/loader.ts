@@ -25,7 +25,21 @@ export function fileError(code: RagErrorCode, filename: string, reason: string, 
 }
 
 export function causeText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return withoutLinks(error instanceof Error ? error.message : String(error));
+}
+
+/**
+ * A library's message without the parts that send a user to the library's documentation (issue 33 §6: jszip's "If it
+ * is, see https://…" under a .docx that is not a zip package); the full error stays the failure's cause.
+ */
+export function withoutLinks(message: string): string {
+  const kept = message
+    .split(/(?<=[.?!])\s+/)
+    .filter((sentence) => !/https?:\/\//.test(sentence))
+    .join(' ')
+    .replace(/\s+([?!.,:;])/g, '$1')
+    .trim();
+  return kept === '' ? message.replace(/\s*https?:\/\/\S+/g, '').trim() : kept;
 }
 
 function decodeStrict(bytes: Uint8Array, label: string): string | null {
