@@ -5,6 +5,7 @@ import type { CliContext } from '../context';
 import { exitCodeOf, renderOutcome } from '../render/outcome';
 import { renderAnswerRecord } from '../render/answer';
 import { renderModelCalls } from '../render/model-calls';
+import { renderRunRows } from '../render/run-rows';
 import { renderTraceTree } from '../render/trace-tree';
 import { renderIngestBatch, renderSubQuestion } from '../render/workflow-views';
 import { toRagError } from '../../client/errors';
@@ -89,10 +90,6 @@ export function registerRunCommands(program: Command, context: CliContext, setEx
       const rows = await rag.listRuns({ ...(flags.session ? { session: flags.session } : {}), ...(flags.status ? { status: flags.status } : {}), limit });
       if (flags.json) console.log(JSON.stringify(rows, null, 2));
       else if (rows.length === 0) console.log('no runs match');
-      else {
-        for (const row of rows) {
-          console.log(`${row.started}  ${String(row.status ?? '-').padEnd(14)} ${String(row.route ?? '-').padEnd(12)} ${String(row.session ?? '-').padEnd(12)} ${row.workflowId}`);
-        }
-      }
+      else console.log(renderRunRows(rows));
     });
 }

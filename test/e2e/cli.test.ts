@@ -253,7 +253,10 @@ describe('offline policy provider: one run per route (exit 0 completed, 3 awaiti
     expect(new Set(ids.map((row) => row.session))).toEqual(new Set([SESSION]));
     expect(ids.filter((row) => row.status === 'awaiting_input')).toHaveLength(1); // the rewrite run, left waiting
     const readable = await ragtime(['runs', '--session', SESSION, '--status', 'awaiting_input']);
-    expect(readable.stdout.trim().split('\n')).toEqual([expect.stringMatching(/awaiting_input +clarify +e2e-cli-\w+ +rag-e2e-cli-\w+-\w+$/)]);
+    expect(readable.stdout.trim().split('\n')).toEqual([
+      expect.stringMatching(/^STARTED +STATUS +ROUTE +SESSION +RUN$/),
+      expect.stringMatching(/awaiting_input +clarify +e2e-cli-\w+ +rag-e2e-cli-\w+-\w+$/),
+    ]);
   });
 });
 
