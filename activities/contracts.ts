@@ -22,6 +22,8 @@ export type ActivityResult<T> = {
   producedBy?: string;
   /** How each model call of the activity asked and what it changed (issue 24); read from the history by RunDetail. */
   modelCalls?: ModelCallRecord[];
+  /** How long a local activity ran, measured by itself: what the run's stamps read after it (workflows/stamp-clock.ts). */
+  ranMs?: number;
 };
 
 /** Which retrieval of the graph this is: for the activity summary, logs and diagnostics. */

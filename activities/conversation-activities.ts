@@ -51,6 +51,7 @@ export function conversationActivities(deps: ConversationDeps): ConversationActi
 
   return {
     async openTurn({ tenant, sessionId, question }: OpenTurnInput) {
+      const began = performance.now();
       const earlier = store ? await store.turnsOf(tenant, sessionId) : [];
       const opening = openTurn(question, earlier, sessionTurns);
       const modelCalls: ModelCallRecord[] = [];
@@ -64,6 +65,7 @@ export function conversationActivities(deps: ConversationDeps): ConversationActi
         // The 59-field trace is the graph's; the conversation sits beside it, in the outcome.
         traceFragment: { fields: {} },
         ...(modelCalls.length > 0 ? { modelCalls, producedBy: describeWithPlans(models.describe, models.plans?.()) } : {}),
+        ranMs: Math.round(performance.now() - began),
       };
     },
 

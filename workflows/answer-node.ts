@@ -7,6 +7,7 @@ import { runErrorOf } from './failures';
 import { callAnswerWriter } from './graph-nodes';
 import { noteModels } from './publish-state';
 import { speculatorOf } from './speculation';
+import { stampNow } from './stamp-clock';
 
 /** Patch id of the answer node (added after the audit-local histories were recorded). */
 export const ANSWER_PATCH = 'ragtime-20261201-answer';
@@ -22,7 +23,7 @@ const models = proxyActivities<RagActivities>(MODEL_CALL);
  * for the first call when it was written from this question and this evidence.
  */
 export async function generateAnswer(run: RagRun): Promise<void> {
-  run.step(steps.answerStarted(run.docs.length), Date.now());
+  run.step(steps.answerStarted(run.docs.length), stampNow(run));
   const input = { question: run.question, docs: run.docs, ...(run.answerConversation ? { conversation: run.answerConversation } : {}) };
   try {
     const draft = speculatorOf(run)?.takeDraft<Awaited<ReturnType<typeof callAnswerWriter>>>(input.question, input.docs);
@@ -36,12 +37,12 @@ export async function generateAnswer(run: RagRun): Promise<void> {
   } catch (error) {
     if (isCancellation(error) || !(error instanceof ActivityFailure)) throw error;
     run.answerError = runErrorOf(error);
-    run.step(steps.answerFailed(run.answerError.type), Date.now());
+    run.step(steps.answerFailed(run.answerError.type), stampNow(run));
     return;
   }
   const draft = run.answer;
   if (draft.verification.status !== 'verified') {
-    run.step(steps.answerRepairStarted(draft.verification.invalid_citations.length + draft.verification.uncited_sentences.length), Date.now());
+    run.step(steps.answerRepairStarted(draft.verification.invalid_citations.length + draft.verification.uncited_sentences.length), stampNow(run));
     try {
       run.answerGeneration = run.newAnswerGeneration();
       const repair = { ...input, repair: { previous: draft }, stream: { generation: run.answerGeneration } };
@@ -55,7 +56,7 @@ export async function generateAnswer(run: RagRun): Promise<void> {
       run.answer = { ...draft, repair_attempted: true };
     }
   }
-  run.step(steps.answerDone(run.answer.verification.status, run.answer.citations.length), Date.now());
+  run.step(steps.answerDone(run.answer.verification.status, run.answer.citations.length), stampNow(run));
 }
 
 const rank = (status: string): number => ({ unverified: 0, partially_verified: 1, verified: 2 })[status] ?? 0;

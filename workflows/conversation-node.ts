@@ -7,6 +7,7 @@ import type { RagRun } from '../core/run/rag-run';
 import { CONVERSATION_LOCAL } from './activity-options';
 import { runErrorOf } from './failures';
 import { noteModels } from './publish-state';
+import { afterLocalActivity, stampNow } from './stamp-clock';
 
 /** Patch id of conversations (issue 25 §1): runs recorded before it neither read nor record session turns. */
 export const SESSION_TURNS_PATCH = 'ragtime-20261202-session-turns';
@@ -22,14 +23,14 @@ export async function openConversation(run: RagRun, key: SessionKey): Promise<vo
   if (!patched(SESSION_TURNS_PATCH)) return;
   const asked = run.question;
   try {
-    const opened = await conversation.openTurn({ ...key, question: asked });
+    const opened = await afterLocalActivity(run, () => conversation.openTurn({ ...key, question: asked }), (result) => result.ranMs);
     noteModels(run, opened.producedBy);
     const { standaloneQuestion, answerConversation, record } = opened.data;
     run.question = standaloneQuestion;
     run.answerConversation = answerConversation;
     run.conversation = record;
     if (record.condensedBy === 'model' || record.condensedBy === 'offline_rules') {
-      run.step(steps.followUpCondensed(standaloneQuestion, record.turnsUsed.length), Date.now());
+      run.step(steps.followUpCondensed(standaloneQuestion, record.turnsUsed.length), stampNow(run));
     }
   } catch (error) {
     if (isCancellation(error)) throw error;
@@ -54,7 +55,7 @@ export async function recordConversationTurn(run: RagRun, key: SessionKey, workf
     workflowId,
   };
   try {
-    await conversation.recordTurn({ ...key, turn });
+    await afterLocalActivity(run, () => conversation.recordTurn({ ...key, turn }));
   } catch (error) {
     if (isCancellation(error)) throw error;
     log.warn('the session turn was not recorded', { sessionId: key.sessionId, error: runErrorOf(error).message });

@@ -4,6 +4,7 @@ import type { RagRun } from '../core/run/rag-run';
 import * as steps from '../core/progress/step-messages';
 import { subQuestionWorkflowId } from './messages';
 import { subQuestionWorkflow } from './sub-question-workflow';
+import { stampNow } from './stamp-clock';
 
 const SUMMARY_LENGTH = 120;
 const shorten = (text: string): string => ([...text].length > SUMMARY_LENGTH ? `${[...text].slice(0, SUMMARY_LENGTH - 1).join('')}…` : text);
@@ -14,7 +15,7 @@ const shorten = (text: string): string => ([...text].length > SUMMARY_LENGTH ? `
  */
 export async function fanOutAndSynthesize(run: RagRun, progressOrigin: number): Promise<void> {
   const parentId = workflowInfo().workflowId;
-  run.subQuestions.forEach((question, i) => run.step(steps.subQuestionQueued(i + 1, question), Date.now()));
+  run.subQuestions.forEach((question, i) => run.step(steps.subQuestionQueued(i + 1, question), stampNow(run)));
   const outputs = await Promise.all(
     run.subQuestions.map((question, i) =>
       executeChild(subQuestionWorkflow, {
@@ -31,7 +32,7 @@ export async function fanOutAndSynthesize(run: RagRun, progressOrigin: number): 
     if (output.retrievalHealth) run.retrievalHealth.adopt(output.retrievalHealth);
   });
 
-  run.step(steps.synthesisStarted(outputs.length), Date.now());
+  run.step(steps.synthesisStarted(outputs.length), stampNow(run));
   const synthesis = synthesize({
     question: run.question,
     complexityReason: run.complexityReason,
@@ -42,5 +43,5 @@ export async function fanOutAndSynthesize(run: RagRun, progressOrigin: number): 
   run.route = synthesis.route;
   run.retrievalStatus = synthesis.retrievalStatus;
   run.applyTrace(synthesis.traceFragment);
-  run.step(steps.synthesisDone(synthesis.docs.length), Date.now());
+  run.step(steps.synthesisDone(synthesis.docs.length), stampNow(run));
 }

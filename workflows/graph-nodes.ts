@@ -17,6 +17,7 @@ import {
 import { MODEL_CALL, RETRIEVAL } from './activity-options';
 import { noteModels } from './publish-state';
 import { speculatorOf, type Speculative, type Speculator } from './speculation';
+import { stampNow } from './stamp-clock';
 
 export type RetrieveResult = Awaited<ReturnType<RagActivities['retrieve']>>;
 /** A grade of the evidence, or null when there was none to grade (the no-docs constants apply, spec §4.5.1). */
@@ -38,12 +39,12 @@ const retrieval = proxyActivities<RagActivities>(RETRIEVAL);
 export type PlannerCall = (question: string) => Promise<ActivityResult<ComplexityPlan>>;
 
 export async function classifyComplexity(run: RagRun, callPlanner?: PlannerCall): Promise<void> {
-  run.step(steps.classifyStarted(), Date.now());
+  run.step(steps.classifyStarted(), stampNow(run));
   const fastPathReason = simpleQuestionFastPathReason(run.question);
   if (fastPathReason) {
     run.complexity = 'simple';
     run.complexityReason = fastPathReason;
-    run.step(steps.fastPathSimple(), Date.now());
+    run.step(steps.fastPathSimple(), stampNow(run));
     return;
   }
   const plan = callPlanner
@@ -54,7 +55,7 @@ export async function classifyComplexity(run: RagRun, callPlanner?: PlannerCall)
   run.complexity = plan.data.complexity;
   run.complexityReason = plan.data.complexityReason;
   run.subQuestions = plan.data.subQuestions;
-  run.step(steps.plannedComplexity(plan.data.complexity, plan.data.complexityReason), Date.now());
+  run.step(steps.plannedComplexity(plan.data.complexity, plan.data.complexityReason), stampNow(run));
 }
 
 /** The activity call of `retrieve_initial` for the run's question (speculation starts it before the planner answers). */
@@ -117,8 +118,8 @@ export function speculateRewrite(speculator: Speculator, run: RagRun, question: 
  * started speculatively beside the planner; its result is applied here, in the graph's order, as if called now.
  */
 export async function retrieveInitial(run: RagRun, group: StepGroup = null, ahead?: Speculative<RetrieveResult>): Promise<void> {
-  run.step(steps.initialRetrievalStarted(), Date.now(), group);
-  run.audit.beginInvocation(group ? 'sub_question' : 'initial', run.question, Date.now());
+  run.step(steps.initialRetrievalStarted(), stampNow(run), group);
+  run.audit.beginInvocation(group ? 'sub_question' : 'initial', run.question, stampNow(run));
   const result = ahead ? await ahead.use() : await callInitialRetrieval(run, group);
   run.retrieved(result.data, group ? 'sub_question' : 'initial');
   run.docs = result.data.docs;
@@ -131,7 +132,7 @@ export async function retrieveInitial(run: RagRun, group: StepGroup = null, ahea
     }),
     result.traceFragment,
   );
-  run.step(steps.initialRetrievalDone(result.data.meta, run.docs.length), Date.now(), group);
+  run.step(steps.initialRetrievalDone(result.data.meta, run.docs.length), stampNow(run), group);
 }
 
 /**
@@ -140,7 +141,7 @@ export async function retrieveInitial(run: RagRun, group: StepGroup = null, ahea
  * grader and is kept only if the grade routes to `answer`.
  */
 export async function gradeDocuments(run: RagRun, isSubAgent: boolean, group: StepGroup = null, ahead?: Speculative<GradeResult>): Promise<void> {
-  run.step(steps.gradingStarted(), Date.now(), group);
+  run.step(steps.gradingStarted(), stampNow(run), group);
   const speculator = isSubAgent ? null : speculatorOf(run);
   const question = run.question;
   const docs = run.docs;
@@ -168,11 +169,11 @@ export async function gradeDocuments(run: RagRun, isSubAgent: boolean, group: St
       keptCount: run.docs.length,
       gradedBy: producedBy ?? null,
     },
-    Date.now(),
+    stampNow(run),
   );
   run.step(
     steps.graded(data.route, data.retrievalStatus, data.grade.confidence, data.update.hitl_prompt, data.grade.reason),
-    Date.now(),
+    stampNow(run),
     group,
   );
 }
@@ -190,14 +191,14 @@ function withGrade(step: ReturnType<typeof gradeStep>, grade: ReturnType<typeof 
 export async function rewriteAndRetrieve(run: RagRun): Promise<boolean> {
   if (run.rewriteCount >= 1) {
     // The defensive branch (spec §4.7.2): unreachable, since resolveRoute never rewrites twice; a terminal guard.
-    run.step(steps.rewriteBudgetExhausted(), Date.now());
+    run.step(steps.rewriteBudgetExhausted(), stampNow(run));
     run.route = 'no_knowledge';
     run.retrievalStatus = 'no_knowledge';
     run.docs = [];
     run.applyTrace(rewriteBudgetExhaustedFragment());
     return false;
   }
-  run.step(steps.rewriteStarted(), Date.now());
+  run.step(steps.rewriteStarted(), stampNow(run));
   const speculative = speculatorOf(run)?.takeRewrite<RewriteAhead>(run.question) ?? null;
   const ahead = speculative ? await speculative.use() : null;
   const plan = ahead?.plan ?? (await callRewritePlan(run.question, run.rewriteCount));
@@ -205,14 +206,14 @@ export async function rewriteAndRetrieve(run: RagRun): Promise<boolean> {
   noteModels(run, plan.producedBy);
   run.rewriteCount += 1;
   run.applyTrace(plan.traceFragment);
-  run.step(steps.rewriteChosen(rewrite.rewrite_method), Date.now());
+  run.step(steps.rewriteChosen(rewrite.rewrite_method), stampNow(run));
 
-  run.step(steps.rewrittenRetrievalStarted(rewrite.rewrite_method), Date.now());
-  run.audit.beginInvocation('rewritten', rewrite.rewritten_query, Date.now());
+  run.step(steps.rewrittenRetrievalStarted(rewrite.rewrite_method), stampNow(run));
+  run.audit.beginInvocation('rewritten', rewrite.rewritten_query, stampNow(run));
   const result = ahead ? await ahead.retrieved : await callRewrittenRetrieval(run, rewrite.rewritten_query);
   run.retrieved(result.data, 'rewritten');
   run.docs = result.data.docs;
   run.applyTrace(rewrittenRetrievalFragment(rewrite, run.docs), result.traceFragment);
-  run.step(steps.rewrittenRetrievalDone(rewrite.rewrite_method, result.data.meta, run.docs.length), Date.now());
+  run.step(steps.rewrittenRetrievalDone(rewrite.rewrite_method, result.data.meta, run.docs.length), stampNow(run));
   return true;
 }

@@ -33,6 +33,7 @@ import { resumeWithAnswer } from './resume-node';
 import { speculateAheadOfPlanner } from './speculate-ahead-of-planner';
 import { attachSpeculator } from './speculation';
 import { PLANNER_ATTEMPTS_PATCH, decidePatchesAtStart, patchedFor } from './start-patches';
+import { stampNow } from './stamp-clock';
 
 /**
  * The RAG graph of spec §3–§4 as one durable run: classify, retrieve, grade, rewrite once, or fan out into
@@ -88,7 +89,7 @@ export async function ragWorkflow(rawInput: RagWorkflowInput): Promise<RagOutcom
     if (input.resumeFrom) {
       const snapshot = parseHitlResumeState(input.resumeFrom.snapshot);
       run.recordResumeAnswer(snapshot, input.resumeFrom.answer);
-      run.audit.answerReceived(Date.now(), { round: 0, via: 'resume_from' });
+      run.audit.answerReceived(stampNow(run), { round: 0, via: 'resume_from' });
       await resumeWithAnswer(run, snapshot, input.resumeFrom.answer);
     } else {
       run.question = input.question ?? '';
@@ -100,7 +101,7 @@ export async function ragWorkflow(rawInput: RagWorkflowInput): Promise<RagOutcom
     await recordConversationTurn(run, session, info.workflowId);
     // Recorded just before the run settles, so that it still closes in the task it settles in (as it did before
     // the audit): whoever sees the outcome sees a closed run. finish() keeps the question iff a person is needed.
-    run.audit.completed(Date.now(), {
+    run.audit.completed(stampNow(run), {
       route: run.route,
       retrievalStatus: run.retrievalStatus,
       rounds: run.rounds.filter((round) => round.round > 0).length,
@@ -116,7 +117,7 @@ export async function ragWorkflow(rawInput: RagWorkflowInput): Promise<RagOutcom
     // Cancelled from outside (RagClient.cancel, an MCP client cancelling its tool call): the audit says so and the
     // run ends CANCELLED. Histories from before CANCELLED_PATCH recorded a `failed` event instead.
     if (isCancellation(error) && patched(CANCELLED_PATCH)) {
-      run.audit.cancelled(Date.now(), { route: run.route, rounds: run.rounds.filter((round) => round.round > 0).length });
+      run.audit.cancelled(stampNow(run), { route: run.route, rounds: run.rounds.filter((round) => round.round > 0).length });
       await CancellationScope.nonCancellable(() => recorder.settle());
       run.fail(cancelledRunError());
       publishState(run);
@@ -125,7 +126,7 @@ export async function ragWorkflow(rawInput: RagWorkflowInput): Promise<RagOutcom
       throw error;
     }
     const runError = runErrorOf(error);
-    run.audit.failed(Date.now(), { errorType: runError.type, route: run.route });
+    run.audit.failed(stampNow(run), { errorType: runError.type, route: run.route });
     // Also when the run was cancelled: the audit says how it ended.
     await CancellationScope.nonCancellable(() => recorder.settle());
     run.fail(runError);
@@ -177,7 +178,7 @@ async function converse(run: RagRun, settings: HitlSettings, recorder: AuditReco
     round += 1;
     run.askPerson(round);
     publishState(run);
-    run.audit.hitlRequested(Date.now(), {
+    run.audit.hitlRequested(stampNow(run), {
       round,
       route: run.route,
       retrievalStatus: run.retrievalStatus,
@@ -193,7 +194,7 @@ async function converse(run: RagRun, settings: HitlSettings, recorder: AuditReco
     }
     const snapshot = run.resumeState;
     const answer = run.takeAnswer();
-    run.audit.answerReceived(Date.now(), { round, via: answer.via });
+    run.audit.answerReceived(stampNow(run), { round, via: answer.via });
     publishState(run);
     if (snapshot) await resumeWithAnswer(run, snapshot, answer.text);
   }
@@ -212,7 +213,7 @@ async function answerNode(run: RagRun): Promise<void> {
   await generateAnswer(run);
   const { answer } = run;
   run.audit.answerWritten(
-    Date.now(),
+    stampNow(run),
     answer
       ? {
           written: true,

@@ -8,6 +8,7 @@ import type { HitlResumeState } from '../core/schemas/hitl-resume-state';
 import { resumeStartFragment, targetedRetrievalFragment } from '../core/trace/writers';
 import { RETRIEVAL } from './activity-options';
 import { gradeDocuments, kbOf } from './graph-nodes';
+import { stampNow } from './stamp-clock';
 
 const retrieval = proxyActivities<RagActivities>(RETRIEVAL);
 
@@ -31,16 +32,16 @@ export async function resumeWithAnswer(run: RagRun, snapshot: HitlResumeState, r
   run.route = null;
   run.retrievalStatus = null;
   run.applyTrace(resumeStartFragment(snapshot, refined, rawAnswer));
-  run.step(steps.resumeReceived(rawAnswer), Date.now());
+  run.step(steps.resumeReceived(rawAnswer), stampNow(run));
 
-  run.step(steps.targetedRetrievalStarted(), Date.now());
-  run.audit.beginInvocation('hitl_targeted', refined, Date.now());
+  run.step(steps.targetedRetrievalStarted(), stampNow(run));
+  run.audit.beginInvocation('hitl_targeted', refined, stampNow(run));
   const result = await retrieval.retrieve.executeWithOptions({ ...RETRIEVAL, summary: 'hitl_targeted_retrieval' }, [
     { query: refined, purpose: 'hitl_targeted', ...kbOf(run), ...(scope ? { docIds: scope.docIds } : {}) },
   ]);
   run.retrieved(result.data, 'hitl_targeted');
   run.docs = result.data.docs;
   run.applyTrace(targetedRetrievalFragment(refined, run.docs), result.traceFragment);
-  run.step(steps.targetedRetrievalDone(result.data.meta, run.docs.length), Date.now());
+  run.step(steps.targetedRetrievalDone(result.data.meta, run.docs.length), stampNow(run));
   await gradeDocuments(run, false);
 }

@@ -7,6 +7,7 @@ import {
   type SpeculationLevel,
   type SpeculationRecord,
 } from '../core/schemas/speculation';
+import { stampNow } from './stamp-clock';
 
 /**
  * Patch id of speculative execution (issue 17 §2). Asked only by runs whose input names a level other than off, so a
@@ -23,7 +24,7 @@ type Kind = SpeculationRecord['kind'];
  */
 export class Speculative<T> {
   private readonly scope = new CancellationScope();
-  private readonly startedAt = Date.now();
+  private readonly startedAt: number;
   private settledOnce = false;
   readonly settled: Promise<Settled<T>>;
   /** The answer generation a draft writes under (issue 25 §2); null for other kinds. */
@@ -37,6 +38,7 @@ export class Speculative<T> {
     public modelCalls: number,
     start: () => Promise<T>,
   ) {
+    this.startedAt = owner.now();
     this.settled = this.scope.run(start).then(
       (value): Settled<T> => ({ ok: true, value }),
       (error: unknown): Settled<T> => ({ ok: false, error }),
@@ -66,7 +68,7 @@ export class Speculative<T> {
   private close(outcome: SpeculationRecord['outcome'], reason: string | null): void {
     if (this.settledOnce) return;
     this.settledOnce = true;
-    this.owner.record({ kind: this.kind, question: this.question, outcome, reason, modelCalls: this.modelCalls, ms: Date.now() - this.startedAt });
+    this.owner.record({ kind: this.kind, question: this.question, outcome, reason, modelCalls: this.modelCalls, ms: this.owner.now() - this.startedAt });
   }
 }
 
@@ -88,6 +90,11 @@ export class Speculator {
     private readonly run: RagRun,
   ) {
     if (level !== 'off') run.speculation = speculationReport(level, []);
+  }
+
+  /** The run's stamp time (workflows/stamp-clock.ts). */
+  now(): number {
+    return stampNow(this.run);
   }
 
   reaches(step: Exclude<SpeculationLevel, 'off'>): boolean {
