@@ -26,6 +26,11 @@ export type CliContext = {
    * one, else none, and the worker's default applies (so `ask` reads what the worker serves, as `make demo` leaves it).
    */
   runKbOf(flag: string | undefined): string | undefined;
+  /**
+   * runKbOf, for a command about to start work there: a knowledge base it names that does not exist is UNKNOWN_KB
+   * (exit 2) before anything starts (issue 33 §5). The default one is not checked: the worker and ingestion create it.
+   */
+  startableKbOf(flag: string | undefined): Promise<string | undefined>;
   close(): Promise<void>;
 };
 
@@ -60,13 +65,26 @@ export function createCliContext(env: NodeJS.ProcessEnv, host: CliHost): CliCont
     }).catch(async (error: unknown) => {
       throw await explainConnectFailure(error, configOf().temporal);
     }));
+  const runKbOf = (flag: string | undefined): string | undefined =>
+    checkedKb(flag) ?? (env.RAGTIME_KB?.trim() || env.MILVUS_COLLECTION?.trim() ? configOf().milvus.collection : undefined);
   return {
     get config() {
       return configOf();
     },
     host,
     kbOf: (flag) => checkedKb(flag) ?? configOf().milvus.collection,
-    runKbOf: (flag) => checkedKb(flag) ?? (env.RAGTIME_KB?.trim() || env.MILVUS_COLLECTION?.trim() ? configOf().milvus.collection : undefined),
+    runKbOf,
+    async startableKbOf(flag) {
+      const kb = runKbOf(flag);
+      if (kb === undefined || kb === configOf().milvus.collection) return kb;
+      const knowledge = host.openKnowledge(configOf());
+      try {
+        await knowledge.open(kb);
+      } finally {
+        await knowledge.close();
+      }
+      return kb;
+    },
     // TEMPORAL_UI_URL, else the local UI's port (environment > settings file > default: issue 33 §1).
     get uiBaseUrl() {
       return configOf().temporal.uiUrl;

@@ -30,6 +30,7 @@ export async function fanOutAndSynthesize(run: RagRun, progressOrigin: number): 
     if (output.audit) run.audit.adopt(output.audit, `sub-${i + 1}`);
     // Absent in children recorded before retrieval health was reported: their retrievals count as read.
     if (output.retrievalHealth) run.retrievalHealth.adopt(output.retrievalHealth);
+    run.noteKbRead(output.kbRead);
   });
 
   run.step(steps.synthesisStarted(outputs.length), stampNow(run));

@@ -26,6 +26,8 @@ export type SubQuestionOutput = {
   audit?: ToolInvocationRecord;
   /** Its retrievals and whether they read the knowledge base (absent in older results; no command, no patch). */
   retrievalHealth?: RetrievalHealthReport;
+  /** The knowledge base its retrieval read (absent in older results, or when it did not say; no command, no patch). */
+  kbRead?: string;
 };
 
 /**
@@ -57,5 +59,6 @@ export async function subQuestionWorkflow(input: SubQuestionInput): Promise<SubQ
     steps: run.steps(),
     ...(audit ? { audit } : {}),
     retrievalHealth: run.retrievalHealth.report(),
+    ...(run.kbRead === null ? {} : { kbRead: run.kbRead }),
   };
 }

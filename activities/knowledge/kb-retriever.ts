@@ -23,7 +23,7 @@ export function createKbRetriever(knowledge: KnowledgeStores, deps: Omit<Retriev
         retriever = createRetriever({ ...deps, embedder: knowledge.embedder, leafStore: stores.leafStore, parentStore: stores.parentStore });
         retrievers.set(stores.kb, retriever);
       }
-      return retriever.retrieve(query, stores.kb, scope);
+      return { ...(await retriever.retrieve(query, stores.kb, scope)), kb: stores.kb };
     },
   };
 }

@@ -42,7 +42,7 @@ export function registerAsk(program: Command, context: CliContext, setExit: (cod
         const what = input.error.issues[0]?.path[0] === 'sessionId' ? 'invalid --session' : 'invalid question';
         throw new RagError('INVALID_INPUT', describeZodError(what, input.error));
       }
-      const kb = context.runKbOf(flags.kb);
+      const kb = await context.startableKbOf(flags.kb);
       const rag = await context.clientWithWorker();
       const workflowId = newRagWorkflowId(sessionId);
       // Issue 25 §2: the answer as it is written, on a terminal or when asked; never with --json.

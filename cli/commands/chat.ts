@@ -21,7 +21,7 @@ export function registerChat(program: Command, context: CliContext, setExit: (co
     .action(async (flags: ChatFlags) => {
       // Bad input is refused before any connection, as `ask` refuses it (exit 2).
       const continued = flags.session === undefined ? null : checkedSessionId(flags.session);
-      const kb = context.runKbOf(flags.kb);
+      const kb = await context.startableKbOf(flags.kb);
       const rag = await context.clientWithWorker();
       const turns = context.host.openSessionTurns(context.config);
       const reader = createLineReader(process.stdin, process.stdout);

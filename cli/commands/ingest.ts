@@ -28,7 +28,7 @@ export function registerIngest(program: Command, context: CliContext, setExit: (
     .action(async (inputs: string[], flags: { kb?: string; id?: string; prefix?: string; replace?: boolean; reembed?: boolean; json?: boolean }) => {
       const documents = documentInputs(inputs, { id: flags.id, prefix: flags.prefix, cwd: process.cwd() });
       if (documents.length === 0) throw new RagError('INVALID_INPUT', 'no supported files found (.md .txt .html .pdf .docx)');
-      const kb = context.runKbOf(flags.kb);
+      const kb = await context.startableKbOf(flags.kb);
       const files = documents.map((document) => document.file);
       const rag = await context.clientWithWorker();
       const handle = await rag.temporal.workflow.start<typeof ingestWorkflow>('ingestWorkflow', {

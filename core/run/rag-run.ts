@@ -28,6 +28,8 @@ export class RagRun {
   status: RunStatus = 'running';
   /** The knowledge base every retrieval of the run reads; null: the worker's default. */
   kb: string | null = null;
+  /** The knowledge base its retrievals read (the worker's default when `kb` is null); null until one says. */
+  kbRead: string | null = null;
   question = '';
   route: Route | null = null;
   retrievalStatus: RetrievalStatus | null = null;
@@ -91,8 +93,14 @@ export class RagRun {
 
   /** A retrieval's result, for the audit row it belongs to and the run's retrieval health. */
   retrieved(result: RetrievalResult, purpose: Parameters<RetrievalHealth['note']>[1]): void {
+    this.noteKbRead(result.kb);
     this.audit.retrieved(result);
     this.retrievalHealth.note(result, purpose);
+  }
+
+  /** The knowledge base a retrieval (of this run or a sub-question's) says it read, when the run named none. */
+  noteKbRead(kb: string | undefined): void {
+    if (this.kbRead === null && kb !== undefined) this.kbRead = kb;
   }
 
   /** A new answer generation's name (deterministic: counted in the run), for the writer's side channel. */
@@ -257,7 +265,7 @@ export class RagRun {
   outcome(ids: RunIds): RagOutcome {
     return {
       ...ids,
-      kb: this.kb,
+      kb: this.kb ?? this.kbRead,
       status: this.status,
       route: this.route,
       retrieval_status: this.retrievalStatus,

@@ -120,7 +120,10 @@ export const RagOutcome = z.object({
   workflowId: z.string(),
   runId: z.string(),
   sessionId: z.string(),
-  /** The knowledge base the run read; null for runs that did not name one (the worker's default). */
+  /**
+   * The knowledge base the run read: the one it named, else the worker's default as its retrieval reported it; null
+   * when no retrieval reported one (the run failed before retrieving, or was recorded before retrievals said).
+   */
   kb: z.string().nullable().default(null),
   status: z.enum(['running', 'completed', 'awaiting_input', 'failed']),
   route: Route.nullable(),

@@ -23,7 +23,13 @@ export function retrievalMetaFragment(meta: RetrievalMeta): TraceFragment {
  * What a retrieval returns: the docs, the R group (spec §6.9), and optionally the retrieval diagnostics that live
  * beside the 59-field protocol (DESIGN §5 layer A); they never enter the trace.
  */
-export type RetrievalResult = { docs: Chunk[]; meta: RetrievalMeta; diagnostics?: RetrievalDiagnostics };
+export type RetrievalResult = {
+  docs: Chunk[];
+  meta: RetrievalMeta;
+  diagnostics?: RetrievalDiagnostics;
+  /** The knowledge base read, by name (the worker's default when the run named none); absent from older results. */
+  kb?: string;
+};
 
 /**
  * `retrieve_initial` (spec §4.4 step 5): creates a new trace. Complexity fields are null in sub-agents.

@@ -325,6 +325,17 @@ describe('knowledge bases and documents (issue 12): kb list|create|stats|drop, d
     expect([docs.code, /UNKNOWN_KB/.test(docs.stderr)]).toEqual([2, true]);
     const badName = await ragtime(['ask', 'q?', '--kb', 'bad-name']);
     expect(badName.code).toBe(2);
+    // ask, chat and ingest refuse it the same way, before anything starts (issue 33 §5): no run in the session.
+    const unknownSession = `unknown-kb-${RUN}`;
+    for (const args of [
+      ['ask', '保修期多久？', '--session', unknownSession, '--kb', 'no_such_kb'],
+      ['chat', '--session', unknownSession, '--kb', 'no_such_kb'],
+      ['ingest', 'samples/knowledge', '--kb', 'no_such_kb'],
+    ]) {
+      const refused = await ragtime(args);
+      expect([args[0], refused.code, refused.stderr]).toEqual([args[0], 2, expect.stringMatching(/^ragtime: UNKNOWN_KB: knowledge base "no_such_kb" does not exist/)]);
+    }
+    expect((await ragtimeJson<unknown[]>(['runs', '--session', unknownSession, '--json'])).json).toEqual([]);
     const twoWithId = await ragtime(['ingest', 'samples/knowledge', '--id', 'x']);
     expect(twoWithId.code).toBe(2);
     expect(twoWithId.stderr).toContain('--id names one document');

@@ -147,6 +147,9 @@ describe.each(BACKENDS)('knowledge bases with the $name parent store', (backend)
     const inA = await rag.ask('Aurora release security updates supported years', { sessionId: sessionId(), kb: kbA });
     const inB = await rag.ask('Borealis release security updates supported years', { sessionId: sessionId(), kb: kbB });
     expect([inA.kb, inB.kb]).toEqual([kbA, kbB]);
+    // A run that names none reads the worker's default, and its outcome says which (issue 33 §6: it said null).
+    const unnamed = await rag.ask('Aurora release security updates supported years', { sessionId: sessionId() });
+    expect([unnamed.kb, unnamed.docs.length > 0]).toEqual([kbA, true]);
     const textsOf = (outcome: typeof inA) => outcome.docs.map((doc) => doc.text ?? '').join(' ');
     expect(textsOf(inA)).toContain('Aurora');
     expect(textsOf(inA)).not.toContain('Borealis');
