@@ -4,6 +4,7 @@ import { RagError } from '../../core/errors';
 import type { DocumentRecord, KbStats } from '../../core/knowledge/knowledge-base';
 import type { CliContext } from '../context';
 import type { KnowledgeAdmin } from '../host';
+import { textTable } from '../render/text-table';
 
 /*
  * `ragtime kb list|create|stats|drop` and `ragtime docs list|rm` (DESIGN §4b): knowledge bases and their documents
@@ -19,10 +20,6 @@ async function withKnowledge<T>(context: CliContext, run: (admin: KnowledgeAdmin
   }
 }
 
-const table = (rows: string[][]): string => {
-  const widths = rows[0]?.map((_, column) => Math.max(...rows.map((row) => [...(row[column] ?? '')].length))) ?? [];
-  return rows.map((row) => row.map((cell, column) => (column === row.length - 1 ? cell : cell.padEnd(widths[column] ?? 0))).join('  ')).join('\n');
-};
 
 function statsLines(stats: KbStats): string {
   return [
@@ -36,7 +33,7 @@ function statsLines(stats: KbStats): string {
 
 function documentRows(records: DocumentRecord[]): string {
   if (records.length === 0) return '(no documents)';
-  return table([
+  return textTable([
     ['id', 'source', 'pages', 'chunks L1/L2/L3', 'ingested at', 'sha256'],
     ...records.map((r) => [r.doc_id, r.source || '-', String(r.pages), `${r.l1}/${r.l2}/${r.l3}`, r.ingested_at, r.content_hash ? r.content_hash.slice(0, 12) : '-']),
   ]);
@@ -72,7 +69,7 @@ export function registerKnowledgeBaseCommands(program: Command, context: CliCont
           return;
         }
         console.log(
-          table([
+          textTable([
             ['knowledge base', 'documents', 'L3 leaves', 'last ingest'],
             ...stats.map((s) => [`${s.kb}${s.kb === context.config.milvus.collection ? ' (default)' : ''}`, String(s.documents), String(s.chunks.l3), s.last_ingest ?? '-']),
           ]),

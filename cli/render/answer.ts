@@ -2,6 +2,7 @@ import { citationCheckText } from '../../core/answer/citation-check-text';
 import { noKnowledgeText } from '../../core/answer/no-knowledge-text';
 import type { RagAnswer } from '../../core/schemas/answer';
 import type { RagOutcome } from '../../core/schemas/run-io';
+import { shownPage } from '../../core/schemas/page-number';
 
 const oneLine = (text: string, length: number): string => {
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -14,7 +15,7 @@ function answerLines(answer: RagAnswer, confidence: number | null | undefined): 
   if (answer.citations.length > 0) {
     lines.push('Sources');
     for (const citation of answer.citations) {
-      const page = citation.page_number === null ? '' : `, p.${citation.page_number}`;
+      const page = shownPage(citation.page_number) === null ? '' : `, p.${shownPage(citation.page_number)}`;
       lines.push(`  [${citation.marker}] ${citation.filename ?? '?'}${page} — "${oneLine(citation.quote, 160)}"`);
     }
   }

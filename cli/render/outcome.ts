@@ -2,6 +2,7 @@ import type { RagOutcome } from '../../core/schemas/run-io';
 import { EXIT } from '../exit-codes';
 import { renderAnswer } from './answer';
 import { routePath } from './route-path';
+import { shownPage } from '../../core/schemas/page-number';
 
 export function exitCodeOf(outcome: RagOutcome): number {
   // A run that could not read the knowledge base completed, but its route says less than it seems (issue 14 §2).
@@ -68,7 +69,7 @@ export function renderOutcome(outcome: RagOutcome, uiBaseUrl: string | null, opt
   if (outcome.error) lines.push(`  error ${outcome.error.type}: ${outcome.error.message}`);
   outcome.docs.slice(0, 5).forEach((doc, i) => {
     const score = doc.rerank_score ?? doc.score;
-    lines.push(`  [${i + 1}] ${doc.filename ?? '?'} p${doc.page_number ?? '-'}${score === undefined ? '' : ` score=${score.toFixed(4)}`}  ${preview(doc.text)}`);
+    lines.push(`  [${i + 1}] ${doc.filename ?? '?'} p${shownPage(doc.page_number) ?? '-'}${score === undefined ? '' : ` score=${score.toFixed(4)}`}  ${preview(doc.text)}`);
   });
   if (outcome.docs.length > 5) lines.push(`  … ${outcome.docs.length - 5} more`);
   if (outcome.hitl) {

@@ -1,5 +1,6 @@
 import type { RetrievalDiagnostics } from '../../core/schemas/retrieval-diagnostics';
 import type { RetrievalResult } from '../../core/trace/writers';
+import { shownPage } from '../../core/schemas/page-number';
 
 const fmt = (value: number | null | undefined, digits = 4): string => (typeof value === 'number' ? value.toFixed(digits) : '-');
 const rankOf = (value: number | null): string => (value === null ? '-' : String(value));
@@ -32,7 +33,7 @@ export function renderRetrieval(result: RetrievalResult): string {
   const lines = [`${result.docs.length} chunk(s)`];
   result.docs.forEach((doc, i) => {
     const text = (doc.text ?? '').replace(/\s+/g, ' ').slice(0, 100);
-    lines.push(`  [${i + 1}] ${doc.filename} p${doc.page_number ?? '-'} ${doc.chunk_id ?? ''} score=${fmt(doc.rerank_score ?? doc.score)}  ${text}`);
+    lines.push(`  [${i + 1}] ${doc.filename} p${shownPage(doc.page_number) ?? '-'} ${doc.chunk_id ?? ''} score=${fmt(doc.rerank_score ?? doc.score)}  ${text}`);
   });
   lines.push('retrieval meta:');
   for (const [key, value] of Object.entries(result.meta)) if (value !== null && value !== undefined) lines.push(`  ${key}: ${JSON.stringify(value)}`);

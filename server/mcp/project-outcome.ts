@@ -4,6 +4,7 @@ import type { Chunk } from '../../core/schemas/retrieved-chunk';
 import type { RagOutcome } from '../../core/schemas/run-io';
 import type { RetrievalResult } from '../../core/trace/writers';
 import { MCP_EVIDENCE_CHARS, MCP_MAX_EVIDENCE, type Evidence, type RunResult, type SearchResult } from './tool-schemas';
+import { shownPage } from '../../core/schemas/page-number';
 
 /*
  * What an agent sees of a run or a retrieval (seed 004: "Agent 看到的不是完整 Trace"): the verdict and bounded
@@ -22,7 +23,7 @@ export function evidenceOf(chunk: Chunk): Evidence {
   return {
     text: cut(chunk.text ?? '', MCP_EVIDENCE_CHARS),
     source: chunk.filename ?? null,
-    page: chunk.page_number ?? null,
+    page: shownPage(chunk.page_number),
     score: typeof score === 'number' && Number.isFinite(score) ? score : null,
   };
 }
@@ -39,7 +40,7 @@ export function projectOutcome(outcome: RagOutcome, elicited = 0): RunResult {
     retrieval_status: outcome.retrieval_status,
     answer: outcome.answer && {
       text: outcome.answer.text,
-      citations: outcome.answer.citations.map((c) => ({ marker: c.marker, source: c.filename, page: c.page_number, quote: cut(c.quote, MCP_EVIDENCE_CHARS) })),
+      citations: outcome.answer.citations.map((c) => ({ marker: c.marker, source: c.filename, page: shownPage(c.page_number), quote: cut(c.quote, MCP_EVIDENCE_CHARS) })),
       citation_check: CITATION_CHECK_LABEL[outcome.answer.verification.status],
       grade_confidence: outcome.rag_trace?.evidence_confidence ?? null,
     },

@@ -1,5 +1,6 @@
 import { CITATION_CHECK_LABEL, CITATION_CHECK_TITLE } from '../citation-check';
 import type { RagOutcome } from '../api';
+import { shownPage } from '../../../core/schemas/page-number';
 
 type Citation = NonNullable<RagOutcome['answer']>['citations'][number];
 const CONTEXT_CHARS = 160;
@@ -52,7 +53,7 @@ export function AnswerView({ outcome, scope = '', citationsOpen = true }: { outc
         {answer.citations.map((citation) => (
           <li key={citation.marker}>
             <details id={citationId(citation.marker)} open={citationsOpen}>
-              <summary>[{citation.marker}] {citation.filename ?? 'document'}{citation.page_number !== null ? `, page ${citation.page_number}` : ''}</summary>
+              <summary>[{citation.marker}] {citation.filename ?? 'document'}{shownPage(citation.page_number) !== null ? `, page ${shownPage(citation.page_number)}` : ''}</summary>
               <QuotedSpan citation={citation} source={outcome.docs[citation.doc_index - 1]?.text} />
             </details>
           </li>

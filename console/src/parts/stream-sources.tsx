@@ -1,4 +1,5 @@
 import type { StreamSource } from '../api';
+import { shownPage } from '../../../core/schemas/page-number';
 
 /** The evidence an answer being written cites as [n], in one line: file and page, the passage's start on hover. */
 export function StreamSources({ sources }: { sources: StreamSource[] }) {
@@ -7,7 +8,7 @@ export function StreamSources({ sources }: { sources: StreamSource[] }) {
     <ol className="stream-sources" aria-label="sources">
       {sources.map((source) => (
         <li key={source.n} title={source.preview}>
-          [{source.n}] {source.filename ?? 'document'}{source.page_number !== null ? `, p. ${source.page_number}` : ''}
+          [{source.n}] {source.filename ?? 'document'}{shownPage(source.page_number) !== null ? `, p. ${shownPage(source.page_number)}` : ''}
         </li>
       ))}
     </ol>
