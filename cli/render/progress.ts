@@ -1,11 +1,11 @@
 import { followProgress as followSteps } from '../../client/follow-progress';
-import type { RagStep } from '../../core/progress/rag-step';
+import { shownStep, type RagStep } from '../../core/progress/rag-step';
 
-/** One line per progress step, as the original's stream shows them (spec §4.13). */
+/** One line per progress step, as the original's stream shows them (spec §4.13), in the question's language. */
 export function renderStep(step: RagStep): string {
   const group = step.group ? `[${step.group}] ` : '';
-  const detail = step.detail ? `  ${step.detail}` : '';
-  return `  ${String(step.elapsed_ms).padStart(6)} ms  ${group}${step.icon} ${step.label}${detail}`;
+  const { label, detail } = shownStep(step);
+  return `  ${String(step.elapsed_ms).padStart(6)} ms  ${group}${step.icon} ${label}${detail ? `  ${detail}` : ''}`;
 }
 
 /**

@@ -2,6 +2,7 @@ import type { ScopeCandidate } from '../graph/scope-pick';
 import { AuditTrail } from '../audit/audit-trail';
 import { RagError } from '../errors';
 import { buildHitlResumeState, isHitlResult, type RunResult } from '../graph/hitl-resume';
+import { textLanguage } from '../text/language';
 import { ProgressLog, type RagStep, type StepGroup, type StepMessage } from '../progress/rag-step';
 import type { AnswerNullReason, RagAnswer } from '../schemas/answer';
 import type { AnswerConversation, ConversationRecord } from '../schemas/conversation';
@@ -80,7 +81,8 @@ export class RagRun {
   }
 
   step(message: StepMessage | StepMessage[], now: number, group: StepGroup = null): void {
-    for (const item of Array.isArray(message) ? message : [message]) this.progress.add(item, now, group);
+    const language = textLanguage(this.question);
+    for (const item of Array.isArray(message) ? message : [message]) this.progress.add(item, now, group, language);
   }
 
   appendSteps(steps: readonly RagStep[]): void {

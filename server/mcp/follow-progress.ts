@@ -1,9 +1,12 @@
 import { CITATION_CHECK_LABEL } from '../../core/answer/citation-check-text';
-import type { RagStep } from '../../core/progress/rag-step';
+import { shownStep, type RagStep } from '../../core/progress/rag-step';
 import type { AnswerStreamMessage } from '../../core/schemas/answer-stream';
 
-/** A step as the message of an MCP progress notification: the spec's rag_step label and its detail. */
-export const stepMessage = (step: RagStep): string => `${step.group_label ? `${step.group_label}: ` : ''}${step.icon} ${step.label}${step.detail ? ` — ${step.detail}` : ''}`;
+/** A step as the message of an MCP progress notification: its label and detail as the asker reads them (shownStep). */
+export const stepMessage = (step: RagStep): string => {
+  const { label, detail } = shownStep(step);
+  return `${step.group_label ? `${step.group_label}: ` : ''}${step.icon} ${label}${detail ? ` — ${detail}` : ''}`;
+};
 
 /**
  * A streaming answer's message as an MCP progress message (issue 25 §2). Progress notifications carry text only, so

@@ -7,7 +7,8 @@ export function ProgressList({ steps, live }: { steps: RagStep[]; live: boolean 
     <ol className="progress" aria-live={live ? 'polite' : 'off'} aria-label="progress">
       {steps.map((step, i) => (
         <li key={i}>
-          <span aria-hidden="true">{step.icon}</span> {step.label}{step.detail ? <span className="muted"> {step.detail}</span> : null}
+          {/* As the asker reads it (RagStep.shown: English for an English question), else the spec's texts. */}
+          <span aria-hidden="true">{step.icon}</span> {(step.shown ?? step).label}{(step.shown ?? step).detail ? <span className="muted"> {(step.shown ?? step).detail}</span> : null}
           <span className="muted"> · {formatMs(step.elapsed_ms)}</span>
         </li>
       ))}
