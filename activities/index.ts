@@ -5,6 +5,7 @@ import type { AnswerStreamStore } from './adapters/sql-answer-stream';
 import type { SessionTurnStore } from './adapters/sql-session-turns';
 import type { AuditActivities, ConversationActivities, RagActivities } from './contracts';
 import { conversationActivities } from './conversation-activities';
+import { housekeepingActivities, type HousekeepingStores } from './housekeeping-activities';
 import { withHeartbeats } from './heartbeats';
 import { ingestActivities, type IngestDeps } from './ingest-activities';
 import { modelActivities } from './model-activities';
@@ -26,6 +27,8 @@ export type ActivityDeps = {
   sessionTurns?: number;
   /** The side channel of streaming answers (issue 25 §2); without it nothing is streamed, the answers are the same. */
   answerStream?: AnswerStreamStore;
+  /** What housekeeping prunes (issue 35 §1); without it pruneStores removes nothing. */
+  housekeeping?: HousekeepingStores;
 };
 
 /** Every activity of ragtime, wired to the adapters it is given (workers/ builds them from config). */
@@ -35,6 +38,7 @@ export const createActivities = (deps: ActivityDeps) => ({
   ...ingestActivities(deps.ingest),
   ...(auditActivities(deps.audit) satisfies AuditActivities),
   // Local activities (workflows/activity-options.ts CONVERSATION_LOCAL): nobody to heartbeat to.
+  ...housekeepingActivities(deps.housekeeping ?? {}),
   ...(conversationActivities({ turns: deps.turns, models: deps.models, sessionTurns: deps.sessionTurns ?? DEFAULT_SESSION_TURNS }) satisfies ConversationActivities),
 });
 

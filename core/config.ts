@@ -97,6 +97,12 @@ export const RagConfig = z.object({
   /** Conversations (issue 25 §1): SESSION_TURNS, how many earlier turns of a session the answer step sees (0–50). */
   conversation: z.object({ sessionTurns: z.number().int().min(0).max(50) }),
   /**
+   * What the stores keep (issue 35 §1, docs/OPERATIONS.md "Retention"). RAGTIME_RETENTION_DAYS: audit rows and session
+   * turns older than this many days are deleted (null, unset: kept, as before); RAGTIME_HOUSEKEEPING (true): whether
+   * the worker keeps the Temporal Schedule that applies it and prunes the answer stream of settled runs.
+   */
+  retention: z.object({ days: z.number().int().min(1).nullable(), housekeeping: z.boolean() }),
+  /**
    * Issue 33 §1: the data dir's settings file (RAGTIME_DATA_DIR/settings.env, written by scripts/services.sh) and,
    * for `ragtime doctor`, each setting used with where it came from (environment > settings file > default).
    */
@@ -153,6 +159,7 @@ type Rule = { what: string; accepts: (value: number) => boolean };
 const ANY_INTEGER: Rule = { what: 'an integer', accepts: () => true };
 const POSITIVE_INTEGER: Rule = { what: 'a positive integer', accepts: (n) => n >= 1 };
 const REQUESTS_IN_FLIGHT: Rule = { what: `a whole number of requests from 1 to ${MAX_EMBEDDING_CONCURRENCY}`, accepts: (n) => Number.isInteger(n) && n >= 1 && n <= MAX_EMBEDDING_CONCURRENCY };
+const RETENTION_DAYS: Rule = { what: 'a whole number of days, 1 or more (unset: keep everything)', accepts: (n) => Number.isInteger(n) && n >= 1 };
 const SESSION_TURN_COUNT: Rule = { what: 'a whole number of turns from 0 to 50', accepts: (n) => Number.isInteger(n) && n >= 0 && n <= 50 };
 const PORT: Rule = { what: 'a port number (1-65535)', accepts: (n) => n >= 1 && n <= 65535 };
 const POSITIVE_SECONDS: Rule = { what: 'a positive number of seconds', accepts: (n) => n > 0 };
@@ -425,6 +432,10 @@ const configFromEnv = (files: ConfigFiles | undefined, rawEnv: Env, settingsFile
       speculation: speculationLevel(read.found('SPECULATION'), report),
       answerCheck: answerCheckAction(read.found('ANSWER_CHECK_ACTION'), report),
       conversation: { sessionTurns: read.strict(read.found('SESSION_TURNS'), D.SESSION_TURNS, SESSION_TURN_COUNT) },
+      retention: {
+        days: read.found('RAGTIME_RETENTION_DAYS') ? read.strict(read.found('RAGTIME_RETENTION_DAYS'), 1, RETENTION_DAYS) : null,
+        housekeeping: strictBoolean(read.found('RAGTIME_HOUSEKEEPING'), true, report),
+      },
     };
     const { file, found, recorded } = settingsFile;
     const used = settingsUsed(rawEnv, recorded, {

@@ -41,7 +41,7 @@ GO="${GO:-$(command -v go || printf '/usr/local/go/bin/go')}"
 START_TIMEOUT="${CLUSTER_START_TIMEOUT:-120}"
 STOP_TIMEOUT="${CLUSTER_STOP_TIMEOUT:-30}"
 # Closed runs' histories are kept 3 days: enough to read a test run's after a weekend (replay, the UI); no more.
-NAMESPACE_RETENTION="${CLUSTER_NAMESPACE_RETENTION:-72h}"
+NAMESPACE_RETENTION="${CLUSTER_NAMESPACE_RETENTION:-${TEMPORAL_RETENTION:-720h}}"
 # One list of search attributes for both servers: the dev server's, as scripts/services.sh declares it.
 eval "$(grep -m1 '^SEARCH_ATTRIBUTES=(' "$RAGTIME_ROOT/scripts/services.sh")"
 
@@ -197,6 +197,10 @@ register() {
     timeout 15 "${cli[@]}" operator namespace create --namespace "$CLUSTER_NAMESPACE" --retention "$NAMESPACE_RETENTION" >>"$log" 2>&1 \
       || { err "registering the namespace $CLUSTER_NAMESPACE failed (log $(rel "$log"))"; return 1; }
     changed=1
+  else
+    # A namespace made by an earlier set-up keeps closed runs as long as this one says (issue 35 §1).
+    timeout 15 "${cli[@]}" operator namespace update --namespace "$CLUSTER_NAMESPACE" --retention "$NAMESPACE_RETENTION" >>"$log" 2>&1 \
+      || { err "setting the retention of namespace $CLUSTER_NAMESPACE failed (log $(rel "$log"))"; return 1; }
   fi
   # A namespace just made is "not found" by the frontend until its cache refreshes (up to 10 s).
   local deadline=$((SECONDS + 30))

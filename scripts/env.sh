@@ -22,6 +22,9 @@
 # App-side variables (read by ragtime's config), derived from the ports when not set:
 #   TEMPORAL_ADDRESS, MILVUS_ADDRESS, EMBEDDING_BASE_URL, EMBEDDING_MODEL, EMBEDDING_DIM, RAGTIME_CODEC_PORT
 # and for the tests only: TEST_DATABASE_URL (the PostgreSQL database `ragtime_test` of that server).
+# TEMPORAL_RETENTION (720h, 30 days): how long Temporal keeps a closed run's history (the namespace's retention), set
+# by scripts/services.sh on the dev server's default namespace and by scripts/cluster.sh on the cluster's (issue 35
+# §1; docs/OPERATIONS.md "Retention"). The dev server's own default is 24h.
 
 RAGTIME_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 RAGTIME_DATA_DIR="${RAGTIME_DATA_DIR:-$RAGTIME_ROOT/.data}"
@@ -59,6 +62,7 @@ EMBEDDING_MODEL="${EMBEDDING_MODEL:-multilingual-e5-small-q4}"
 EMBEDDING_DIM="${EMBEDDING_DIM:-384}"
 TEST_DATABASE_URL="${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:$POSTGRES_PORT/ragtime_test}"
 RAGTIME_CODEC_PORT="${RAGTIME_CODEC_PORT:-$CODEC_PORT}"
+TEMPORAL_RETENTION="${TEMPORAL_RETENTION:-720h}"
 
 export RAGTIME_DATA_DIR TEMPORAL_PORT TEMPORAL_UI_PORT MILVUS_PORT EMBEDDINGS_PORT POSTGRES_PORT CODEC_PORT RAGTIME_API_PORT
-export TEMPORAL_ADDRESS MILVUS_ADDRESS EMBEDDING_BASE_URL EMBEDDING_MODEL EMBEDDING_DIM TEST_DATABASE_URL RAGTIME_CODEC_PORT
+export TEMPORAL_ADDRESS MILVUS_ADDRESS EMBEDDING_BASE_URL EMBEDDING_MODEL EMBEDDING_DIM TEST_DATABASE_URL RAGTIME_CODEC_PORT TEMPORAL_RETENTION

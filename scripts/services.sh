@@ -327,7 +327,7 @@ prepare_postgres() {
 
 # Creates the test database once the server answers (idempotent).
 after_up() {
-  [[ "$1" == temporal ]] && { register_search_attributes; return; }
+  [[ "$1" == temporal ]] && { register_search_attributes && set_namespace_retention; return; }
   [[ "$1" == postgres ]] || return 0
   local psql=("$PG_BIN/psql" -h 127.0.0.1 -p "$POSTGRES_PORT" -U postgres -d postgres -v ON_ERROR_STOP=1 -qtA)
   if [[ "$("${psql[@]}" -c "SELECT 1 FROM pg_database WHERE datname = '$PG_DATABASE'" 2>>"$(logfile postgres)")" == 1 ]]; then
@@ -358,6 +358,16 @@ register_search_attributes() {
       }
     fi
   done
+}
+
+# The default namespace keeps closed runs for TEMPORAL_RETENTION (scripts/env.sh; the dev server's own is 24h), so
+# that a run's trace and outcome stay readable as long as its audit rows are kept (issue 35 §1). Idempotent.
+set_namespace_retention() {
+  timeout 15 "$BIN/temporal" operator namespace update --namespace default --retention "$TEMPORAL_RETENTION" \
+    --address "127.0.0.1:$TEMPORAL_PORT" --command-timeout 10s >>"$(logfile temporal)" 2>&1 || {
+    fail_line temporal "started, but setting the namespace's retention to $TEMPORAL_RETENTION failed"
+    return 1
+  }
 }
 
 # pid of our running service, or nothing.

@@ -4,13 +4,13 @@ import { createJinaRerankTransport } from '../activities/adapters/jina-rerank-tr
 import { createOfflineChatModels } from '../activities/adapters/offline-chat-models';
 import { createOpenAiEmbedder } from '../activities/adapters/openai-embedder';
 import { selectChatModels, type ChatModelsChoice } from '../activities/adapters/select-chat-models';
-import { createAuditStore } from '../activities/adapters/sql-audit-store';
+import { createAuditStore, type SqlAuditStore } from '../activities/adapters/sql-audit-store';
 import { createAnswerStreamStore, type AnswerStreamStore } from '../activities/adapters/sql-answer-stream';
 import { createSessionTurnStore, type SessionTurnStore } from '../activities/adapters/sql-session-turns';
 import { createKbRetriever } from '../activities/knowledge/kb-retriever';
 import type { KnowledgeStores } from '../activities/knowledge/knowledge-stores';
 import { openKnowledgeStores } from '../activities/knowledge/open-knowledge';
-import type { AuditStore, Embedder, LeafStore, ParentStore, Retriever } from '../activities/ports';
+import type { Embedder, LeafStore, ParentStore, Retriever } from '../activities/ports';
 import { auditSqliteFileOf, sqliteFileOf } from '../runtime/data-files';
 
 export type Adapters = {
@@ -26,7 +26,7 @@ export type Adapters = {
   /** Where the parent store lives, for start-up lines (no credentials). */
   parentStoreLocation: string;
   /** The audit store of DESIGN §5 layer B (recordAudit; the Trace API reads it). */
-  audit: AuditStore;
+  audit: SqlAuditStore;
   /** Where the audit store lives and whether it keeps content, for start-up lines (no credentials). */
   auditLocation: string;
   /** The sessions' turns (issue 25 §1), in the audit store's database. */

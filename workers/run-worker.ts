@@ -1,6 +1,9 @@
 import { hostname } from 'node:os';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
+import { Client } from '@temporalio/client';
 import { createActivities } from '../activities';
+import { describeHousekeeping, keepHousekeepingSchedule, type HousekeepingSchedule } from '../client/housekeeping-schedule';
+import { connectTemporal } from '../client/temporal-connection';
 import { cachedWorkflowBundle } from './workflow-bundle';
 import { untilWorkerPolls } from '../client/worker-check';
 import { describePayloadEncryption, ragtimeDataConverter } from '../client/codec/data-converter';
@@ -22,6 +25,17 @@ export type WorkerOptions = {
 
 /** `<pid>@<host>/kb=<default knowledge base>`: no spaces, as the start-up line's `identity:` shows it. */
 export const workerIdentity = (config: RagConfig) => `${process.pid}@${hostname()}${workerKbSuffix(config.milvus.collection)}`;
+
+/** Creates or updates the task queue's housekeeping schedule, on a client connection of its own. */
+async function keepHousekeeping(config: RagConfig): Promise<HousekeepingSchedule> {
+  const connection = await connectTemporal(temporalConnectionOptions(config.temporal));
+  try {
+    const client = new Client({ connection, namespace: config.temporal.namespace, dataConverter: ragtimeDataConverter(config.codec) });
+    return await keepHousekeepingSchedule(client, config.temporal.taskQueue, { retentionDays: config.retention.days });
+  } finally {
+    await connection.close();
+  }
+}
 
 /**
  * Runs a ragtime worker until it is told to stop (SIGINT/SIGTERM): every workflow and activity, on the configured
@@ -68,6 +82,7 @@ export async function runWorker(config: RagConfig, options: WorkerOptions = {}):
           answerStream: adapters.answerStream,
           sessionTurns: config.conversation.sessionTurns,
           answerCheck: config.answerCheck,
+          housekeeping: { audit: adapters.audit, turns: adapters.turns, answerStream: adapters.answerStream },
         }),
         // OpenTelemetry: interceptors and the workflow-span sink, or nothing when RAGTIME_OTEL_EXPORTER=none; metrics
         // (RAGTIME_METRICS_ADDRESS) read at the activity boundary.
@@ -75,6 +90,8 @@ export async function runWorker(config: RagConfig, options: WorkerOptions = {}):
         interceptors: { ...traced.interceptors, workflowModules: undefined, activity: [...(traced.interceptors?.activity ?? []), ...(metered?.interceptors ?? [])] },
       });
       const running = worker.run();
+      // The deployment's housekeeping schedule, with this worker's retention (issue 35 §1); RAGTIME_HOUSEKEEPING=false: none.
+      const housekeeping = config.retention.housekeeping ? await keepHousekeeping(config) : null;
       // The start-up line says the worker polls: printed once Temporal lists it among the task queue's pollers, so
       // that a question asked right after it (a script, a test) does not meet "no ragtime worker polls" (issue 31).
       await Promise.race([running, untilWorkerPolls(connection.workflowService, { ...config.temporal, identity: worker.options.identity })]);
@@ -90,6 +107,7 @@ export async function runWorker(config: RagConfig, options: WorkerOptions = {}):
           `  rerank:      ${config.rerank.enabled ? `${config.rerank.model} at ${config.rerank.endpoint}` : 'off'}\n` +
           `  payloads:    ${describePayloadEncryption(config.codec)}\n` +
           `  telemetry:   ${describeTelemetry(config.telemetry)}\n` +
+          `  housekeeping: ${housekeeping ? describeHousekeeping(housekeeping) : 'off (RAGTIME_HOUSEKEEPING=false)'}\n` +
           `  metrics:     ${metered ? `http://${metered.endpoint.address}/metrics (ragtime_* and temporal_*)` : 'off (RAGTIME_METRICS_ADDRESS)'}`,
       );
       await running;

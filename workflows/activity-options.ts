@@ -105,6 +105,12 @@ export const AUDIT: ActivityOptions = {
   },
 };
 
+/** pruneStores (issue 35 §1): a few deletes by indexed age; retried, and the next pass catches up anyway. */
+export const HOUSEKEEPING: ActivityOptions = {
+  startToCloseTimeout: '5 minutes',
+  retry: { initialInterval: '5 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5, nonRetryableErrorTypes: TERMINAL_ERRORS },
+};
+
 /**
  * recordAudit as a local activity (AUDIT_LOCAL_PATCH): the same budget, run by the worker inside the workflow task.
  * Its retries back off in the worker; the run still waits for the rows before it settles.

@@ -2,3 +2,4 @@
 export { ragWorkflow } from './rag-workflow';
 export { subQuestionWorkflow } from './sub-question-workflow';
 export { ingestWorkflow } from './ingest-workflow';
+export { housekeepingWorkflow } from './housekeeping-workflow';

@@ -16,6 +16,11 @@ export type AnswerStreamStore = {
   eventsOf(workflowId: string, generation: string, after: { attempt: number; seq: number }): Promise<StreamEvent[]>;
   /** Erases every event of these runs (issue 35 §2); returns how many went. */
   eraseRuns(workflowIds: readonly string[]): Promise<number>;
+  /**
+   * Housekeeping (issue 35 §1): deletes every event of the runs whose newest event is older than `quietSince` (ISO
+   * time) — settled runs whose listeners have long had their end; the run's result stays the record. Returns how many.
+   */
+  pruneQuietSince(quietSince: string): Promise<number>;
   close(): Promise<void>;
 };
 
@@ -57,6 +62,22 @@ export function createAnswerStreamStore(location: SqlLocation): SqlAnswerStreamS
         if (workflowIds.length === 0) return 0;
         const result = await db.deleteFrom('answer_stream_event').where('workflow_id', 'in', [...workflowIds]).executeTakeFirst();
         return Number(result.numDeletedRows);
+      }),
+    pruneQuietSince: (quietSince) =>
+      ready('pruneQuietSince', async () => {
+        const quiet = db
+          .selectFrom('answer_stream_event')
+          .select('workflow_id')
+          .groupBy('workflow_id')
+          .having((eb) => eb.fn.max('created_at'), '<', quietSince);
+        const settled = (await quiet.execute()).map((row) => row.workflow_id);
+        let deleted = 0;
+        // A bounded IN list per statement (SQLite's and PostgreSQL's parameter limits).
+        for (let i = 0; i < settled.length; i += 500) {
+          const result = await db.deleteFrom('answer_stream_event').where('workflow_id', 'in', settled.slice(i, i + 500)).executeTakeFirst();
+          deleted += Number(result.numDeletedRows);
+        }
+        return deleted;
       }),
     close: () => db.destroy(),
   };

@@ -40,6 +40,8 @@ export type SqlAuditStore = AuditStore & {
   recordMcpToolCall(record: McpToolCallRecord): Promise<boolean>;
   /** Erases the session's rows, its runs' and its agents' tool calls alike (issue 35 §2); returns the counts and runs. */
   eraseSession(sessionId: string): Promise<{ invocations: number; events: number; workflowIds: string[] }>;
+  /** Retention (issue 35 §1): deletes the rows created before `cutoff` (ISO time); returns how many went. */
+  pruneBefore(cutoff: string): Promise<{ invocations: number; events: number }>;
 };
 
 type Detail = DiagnosisEvent['detail'];
@@ -295,6 +297,13 @@ export function createAuditStore(options: AuditStoreOptions): SqlAuditStore {
           return { invocations: invocations.length, events: events.length, workflowIds };
         }),
       ),
+
+    pruneBefore: (cutoff) =>
+      ready('pruneBefore', async () => {
+        const invocations = await db.deleteFrom('tool_invocation').where('created_at', '<', cutoff).executeTakeFirst();
+        const events = await db.deleteFrom('diagnosis_event').where('created_at', '<', cutoff).executeTakeFirst();
+        return { invocations: Number(invocations.numDeletedRows), events: Number(events.numDeletedRows) };
+      }),
 
     close: () => db.destroy(),
   };

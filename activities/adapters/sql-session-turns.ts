@@ -28,6 +28,8 @@ export type SessionTurnStore = {
   eraseSession(sessionId: string, tenant: string | null): Promise<{ turns: number; workflowIds: string[] }>;
   /** The sessions a tenant has turns in (for `ragtime tenant purge`). */
   sessionsOf(tenant: string): Promise<string[]>;
+  /** Retention (issue 35 §1): deletes the turns recorded before `cutoff` (ISO time); returns how many went. */
+  pruneBefore(cutoff: string): Promise<number>;
   close(): Promise<void>;
 };
 
@@ -150,6 +152,8 @@ export function createSessionTurnStore(location: SqlLocation): SqlSessionTurnSto
       }),
     sessionsOf: (tenant) =>
       ready('sessionsOf', async () => (await db.selectFrom('session_turn').select('session_id').distinct().where('tenant', '=', tenant).execute()).map((row) => row.session_id)),
+    pruneBefore: (cutoff) =>
+      ready('pruneBefore', async () => Number((await db.deleteFrom('session_turn').where('created_at', '<', cutoff).executeTakeFirst()).numDeletedRows)),
     close: () => db.destroy(),
   };
 }

@@ -132,7 +132,7 @@ describe('offline policy provider: one run per route (exit 0 completed, 3 awaiti
     const lines = run.stdout.split('\n');
     expect(lines[0]).toContain('2 年保修');
     expect(lines[0]).toMatch(/\[1\]/);
-    expect(run.stdout).toMatch(/Sources\n {2}\[1\] Aurora X2 路由器\.md, p\.0 — "[^"]*2 年保修/);
+    expect(run.stdout).toMatch(/Sources\n {2}\[1\] Aurora X2 路由器\.md, p\.1 — "[^"]*2 年保修/);
     // Issue 33 §6: what "verified" means, with the grade's confidence beside it (the offline grade's: 1.00).
     expect(run.stdout).toContain('citations verified (every quote matches its source; this does not prove the answer right) · grade confidence 1.00');
     expect(run.stdout.indexOf('Sources')).toBeLessThan(run.stdout.indexOf('COMPLETED  route=answer'));

@@ -29,6 +29,9 @@ export function serviceEnvironment(where: { collection: string; dataDir: string 
     EMBEDDING_MODEL: services.embeddingModel,
     EMBEDDING_DIM: String(services.embeddingDim),
     RAGTIME_DATA_DIR: where.dataDir,
+    // Each test's worker serves a task queue of its own: a housekeeping schedule per test would outlive it on the
+    // shared dev server. test/integration/housekeeping.test.ts starts a worker with its schedule, and removes it.
+    RAGTIME_HOUSEKEEPING: 'false',
   };
 }
 

@@ -40,6 +40,12 @@ const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
+  // Housekeeping (issue 35 §1) finds the runs that have gone quiet by age.
+  '0002_created_at_index': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.createIndex('answer_stream_event_created_idx').ifNotExists().on('answer_stream_event').column('created_at').execute();
+    },
+  },
 };
 
 const MIGRATION_TABLE = 'ragtime_answer_stream_migration';

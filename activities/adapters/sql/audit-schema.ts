@@ -110,6 +110,13 @@ function migrations(backend: SqlBackend): Record<string, Migration> {
           .execute();
       },
     },
+    // Retention (issue 35 §1) deletes by age.
+    '0002_created_at_indexes': {
+      async up(db: Kysely<unknown>) {
+        await db.schema.createIndex('tool_invocation_created_idx').ifNotExists().on('tool_invocation').column('created_at').execute();
+        await db.schema.createIndex('diagnosis_event_created_idx').ifNotExists().on('diagnosis_event').column('created_at').execute();
+      },
+    },
   };
 }
 

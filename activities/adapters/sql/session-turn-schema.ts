@@ -47,6 +47,12 @@ const MIGRATIONS: Record<string, Migration> = {
         .execute();
     },
   },
+  // Retention (issue 35 §1) deletes by age.
+  '0002_created_at_index': {
+    async up(db: Kysely<unknown>) {
+      await db.schema.createIndex('session_turn_created_idx').ifNotExists().on('session_turn').column('created_at').execute();
+    },
+  },
 };
 
 // Own bookkeeping tables, so the audit, parent and session-owner stores keep their own kysely migrations in the

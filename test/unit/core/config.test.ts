@@ -48,6 +48,7 @@ describe('parseConfig defaults (spec §1, DESIGN.md §6)', () => {
       answerCheck: 'warn',
       // SESSION_TURNS: test/unit/core/conversation-turns.test.ts.
       conversation: { sessionTurns: 6 },
+      retention: { days: null, housekeeping: true },
       // The settings file and where each setting came from: test/unit/core/local-settings.test.ts.
       settings: { file: '.data/settings.env', found: false, recorded: {}, used: expect.any(Array) },
     });
@@ -356,5 +357,13 @@ describe('invalid configuration → one RagError INVALID_CONFIG', () => {
 
   test('long values are cut in the message', () => {
     expect(configError({ EMBEDDING_DIM: 'x'.repeat(500) }).message).toContain(`"${'x'.repeat(60)}…"`);
+  });
+});
+
+describe('retention settings (issue 35 §1)', () => {
+  test('RAGTIME_RETENTION_DAYS is a whole number of days; RAGTIME_HOUSEKEEPING true or false', () => {
+    expect(parseConfig({ RAGTIME_RETENTION_DAYS: '30', RAGTIME_HOUSEKEEPING: 'false' }).retention).toEqual({ days: 30, housekeeping: false });
+    for (const bad of ['0', '-3', '1.5', 'forever']) expect(() => parseConfig({ RAGTIME_RETENTION_DAYS: bad })).toThrow(/RAGTIME_RETENTION_DAYS/);
+    expect(() => parseConfig({ RAGTIME_HOUSEKEEPING: 'off' })).toThrow(/RAGTIME_HOUSEKEEPING/);
   });
 });
