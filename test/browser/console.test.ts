@@ -405,7 +405,8 @@ describe('the answer as it is written (issue 25 §2)', () => {
       };
     }, body, { timeout: 90_000, polling: 50 });
     const seen = (await first.jsonValue())!;
-    expect(seen).toMatchObject({ state: 'writing', busy: 'true', running: true, caret: true, sources: ['[1] doc.pdf, p. 1'], settledTurns: 0 });
+    // The chunk's page_number is 1 (0-based, the second page): shown from 1 (issue 33 §6).
+    expect(seen).toMatchObject({ state: 'writing', busy: 'true', running: true, caret: true, sources: ['[1] doc.pdf, p. 2'], settledTurns: 0 });
     // Part of the answer, a sentence at a time, shown while the run still runs (at least the first sentence; under a
     // full machine a poll may come late enough to read them all at once).
     expect(STREAMED_ANSWER.startsWith(seen.text)).toBe(true);
