@@ -22,5 +22,6 @@ Exit codes:
   2  invalid input or usage; nothing was started
   3  the run is waiting for an answer (ragtime answer <workflowId> "<text>")
   4  a service is not reachable (start the local ones with \`ragtime services up\` or \`make up\`; \`ragtime doctor\`
-     checks each one), or the run completed "degraded": the knowledge base could not be read, so its route says
+     checks each one), the run failed because one was not (a model endpoint: SERVICE_UNAVAILABLE), or the run
+     completed "degraded": the knowledge base could not be read, so its route says
      nothing about the knowledge`;

@@ -12,6 +12,7 @@ import type { RagConfig } from '../core/config';
 import { describeModelPlan } from '../core/schemas/model-call';
 import { workerKbSuffix } from '../core/settings/worker-identity';
 import { buildAdapters } from './build-adapters';
+import { modelEndpointStatus } from './model-endpoint-check';
 import { telemetryWorkerOptions } from './telemetry';
 import { prepareWorkerMetrics } from './worker-metrics';
 import { describeTemporalSecurity, explainConnectFailure, temporalConnectionOptions } from '../runtime/temporal-connection';
@@ -92,6 +93,7 @@ export async function runWorker(config: RagConfig, options: WorkerOptions = {}):
       const running = worker.run();
       // The deployment's housekeeping schedule, with this worker's retention (issue 35 §1); RAGTIME_HOUSEKEEPING=false: none.
       const housekeeping = config.retention.housekeeping ? await keepHousekeeping(config) : null;
+      const endpoint = adapters.chat.provider === 'openai' && config.models.baseUrl ? await modelEndpointStatus(config.models.baseUrl) : null;
       // The start-up line says the worker polls: printed once Temporal lists it among the task queue's pollers, so
       // that a question asked right after it (a script, a test) does not meet "no ragtime worker polls" (issue 31).
       await Promise.race([running, untilWorkerPolls(connection.workflowService, { ...config.temporal, identity: worker.options.identity })]);
@@ -99,6 +101,7 @@ export async function runWorker(config: RagConfig, options: WorkerOptions = {}):
         `ragtime worker: task queue "${config.temporal.taskQueue}" on ${config.temporal.address} (namespace ${config.temporal.namespace})\n` +
           `  identity:    ${worker.options.identity}; connection ${describeTemporalSecurity(config.temporal)}\n` +
           `  models:      ${adapters.chat.provider} — ${adapters.chat.models.describe}\n` +
+          (endpoint ? `  endpoint:    ${endpoint}\n` : '') +
           (adapters.chat.models.plans?.() ?? []).map((plan) => `  output:      ${plan.variables.join(', ')} ${describeModelPlan(plan)}\n`).join('') +
           `  embeddings:  ${config.embeddings.model} (${config.embeddings.dim}-d) at ${config.embeddings.baseUrl}\n` +
           `  milvus:      ${config.milvus.address}, default knowledge base ${config.milvus.collection} (RAGTIME_KB; runs may name others)\n` +

@@ -8,7 +8,9 @@ export function exitCodeOf(outcome: RagOutcome): number {
   // A run that could not read the knowledge base completed, but its route says less than it seems (issue 14 §2).
   if (outcome.status === 'completed') return outcome.degraded ? EXIT.unavailable : EXIT.ok;
   if (outcome.status === 'awaiting_input') return EXIT.awaitingInput;
-  return EXIT.failed;
+  // A run that failed because a service (a model endpoint, after its retries) could not be reached: 4, as when the
+  // CLI itself cannot reach one (issue 33 §5).
+  return outcome.error?.type === 'SERVICE_UNAVAILABLE' ? EXIT.unavailable : EXIT.failed;
 }
 
 const preview = (text: string | undefined, length = 100): string => {
