@@ -102,6 +102,8 @@ export const RagConfig = z.object({
    * the worker keeps the Temporal Schedule that applies it and prunes the answer stream of settled runs.
    */
   retention: z.object({ days: z.number().int().min(1).nullable(), housekeeping: z.boolean() }),
+  /** RAGTIME_LOG_STACKS (false): the worker logs an error as one line, type and messages; true: with its stacks. */
+  log: z.object({ stacks: z.boolean() }),
   /**
    * Issue 33 §1: the data dir's settings file (RAGTIME_DATA_DIR/settings.env, written by scripts/services.sh) and,
    * for `ragtime doctor`, each setting used with where it came from (environment > settings file > default).
@@ -436,6 +438,7 @@ const configFromEnv = (files: ConfigFiles | undefined, rawEnv: Env, settingsFile
         days: read.found('RAGTIME_RETENTION_DAYS') ? read.strict(read.found('RAGTIME_RETENTION_DAYS'), 1, RETENTION_DAYS) : null,
         housekeeping: strictBoolean(read.found('RAGTIME_HOUSEKEEPING'), true, report),
       },
+      log: { stacks: strictBoolean(read.found('RAGTIME_LOG_STACKS'), false, report) },
     };
     const { file, found, recorded } = settingsFile;
     const used = settingsUsed(rawEnv, recorded, {

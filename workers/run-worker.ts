@@ -13,6 +13,7 @@ import { describeModelPlan } from '../core/schemas/model-call';
 import { workerKbSuffix } from '../core/settings/worker-identity';
 import { buildAdapters } from './build-adapters';
 import { modelEndpointStatus } from './model-endpoint-check';
+import { oneLineLogFunction } from './one-line-log';
 import { telemetryWorkerOptions } from './telemetry';
 import { prepareWorkerMetrics } from './worker-metrics';
 import { describeTemporalSecurity, explainConnectFailure, temporalConnectionOptions } from '../runtime/temporal-connection';
@@ -45,7 +46,7 @@ async function keepHousekeeping(config: RagConfig): Promise<HousekeepingSchedule
 export async function runWorker(config: RagConfig, options: WorkerOptions = {}): Promise<void> {
   const log = options.log ?? ((line: string) => console.log(line));
   const metrics = await prepareWorkerMetrics(config);
-  Runtime.install({ logger: new DefaultLogger(options.sdkLogLevel ?? 'WARN'), ...(metrics ? { telemetryOptions: metrics.telemetryOptions } : {}) });
+  Runtime.install({ logger: new DefaultLogger(options.sdkLogLevel ?? 'WARN', config.log.stacks ? undefined : oneLineLogFunction), ...(metrics ? { telemetryOptions: metrics.telemetryOptions } : {}) });
   // Before the adapters: the SDK must be the global tracer provider before the first span opens.
   const telemetry = setupTelemetry(config.telemetry, { role: 'worker' });
   const adapters = buildAdapters(config, { onModelLearnt: (line) => log(`ragtime worker: ${line}`) });

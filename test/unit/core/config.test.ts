@@ -49,6 +49,7 @@ describe('parseConfig defaults (spec §1, DESIGN.md §6)', () => {
       // SESSION_TURNS: test/unit/core/conversation-turns.test.ts.
       conversation: { sessionTurns: 6 },
       retention: { days: null, housekeeping: true },
+      log: { stacks: false },
       // The settings file and where each setting came from: test/unit/core/local-settings.test.ts.
       settings: { file: '.data/settings.env', found: false, recorded: {}, used: expect.any(Array) },
     });
