@@ -248,3 +248,37 @@ test('ragtime serve by hand (docs/CONSOLE.md), a token of its own: a question an
     if (serve.pid !== undefined) process.kill(-serve.pid, 'SIGTERM');
   }
 });
+
+test('ask twice without --session: two conversations of their own, the second not read as a follow-up of the first', async () => {
+  const first = await ragtime(['ask', 'Aurora X2 路由器的保修期是多久？', '--json']);
+  const second = await ragtime(['ask', '这款产品的价格是多少？', '--json']);
+  const [a, b] = [first, second].map((asked) => JSON.parse(asked.stdout) as { sessionId: string; route: string; conversation: { turnsBefore: number } | null });
+  expect([first.code, a?.route, a?.conversation?.turnsBefore]).toEqual([0, 'answer', 0]);
+  expect(b?.sessionId).not.toBe(a?.sessionId);
+  expect(b?.conversation?.turnsBefore).toBe(0);
+});
+
+test('ask --kb with a knowledge base that does not exist: exit 2, UNKNOWN_KB, nothing started', async () => {
+  const refused = await ragtime(['ask', 'Aurora X2 路由器的保修期是多久？', '--kb', 'no_such_kb', '--session', 'first-hour-unknown-kb']);
+  expect(refused.code).toBe(2);
+  expect(refused.stderr).toMatch(/^ragtime: UNKNOWN_KB: knowledge base "no_such_kb" does not exist/);
+  const runs = await ragtime(['runs', '--session', 'first-hour-unknown-kb', '--json']);
+  expect([runs.code, JSON.parse(runs.stdout)]).toEqual([0, []]);
+});
+
+test('chat, two lines piped: the follow-up is read with the first turn, both answered from the demo\'s knowledge base', async () => {
+  const chat = await run('npx', ['ragtime', 'chat'], { cwd: CLONE, env: userShell(), timeoutMs: 120_000, input: 'Aurora X2 路由器的保修期是多久？\n它支持 WPA3 吗？\n' });
+  expect({ code: chat.code, stderr: chat.stderr }).toEqual({ code: 0, stderr: '' });
+  expect(chat.stdout).toContain('2 年保修');
+  expect(chat.stdout).toContain('WPA3');
+});
+
+test('MCP ask_knowledge over stdio, no knowledge base named: answered from the demo\'s knowledge base, which the result names', async () => {
+  const reply = (await withMcp((client) => client.callTool({ name: 'ask_knowledge', arguments: { question: 'Aurora X2 路由器的保修期是多久？' } }))) as {
+    isError?: boolean;
+    structuredContent?: { kb: string | null; status: string; route: string; answer: { text: string } | null };
+  };
+  expect(reply.isError ?? false).toBe(false);
+  expect(reply.structuredContent).toMatchObject({ kb: KB, status: 'completed', route: 'answer' });
+  expect(reply.structuredContent?.answer?.text).toContain('2 年');
+});
