@@ -20,6 +20,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { launchConsoleBrowser } from '../support/console-browser';
 import { newMcpClient } from '../support/mcp-client';
 import { REPO_ROOT } from '../support/services';
 import { copyWorkingTree, run, shown, type Run } from '../support/working-tree-copy';
@@ -281,4 +282,30 @@ test('MCP ask_knowledge over stdio, no knowledge base named: answered from the d
   expect(reply.isError ?? false).toBe(false);
   expect(reply.structuredContent).toMatchObject({ kb: KB, status: 'completed', route: 'answer' });
   expect(reply.structuredContent?.answer?.text).toContain('2 年');
+});
+
+test('the console in Chromium, at the demo\'s address: sign in with the demo token, ask two questions, both answered', async () => {
+  const token = readFileSync(path.join(CLONE, '.data', 'console', 'demo-token'), 'utf8').trim();
+  const browser = await launchConsoleBrowser();
+  try {
+    const page = await browser.context.newPage();
+    await page.goto(`http://127.0.0.1:${ports.RAGTIME_API_PORT}/`);
+    await page.getByLabel('API token').fill(token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Runs' }).waitFor();
+    await page.goto(`http://127.0.0.1:${ports.RAGTIME_API_PORT}/#/ask`);
+    await page.waitForURL(/#\/ask\?session=/);
+    const settled = page.locator('ol.conversation article.turn');
+    for (const [i, question] of ['Aurora X2 路由器的保修期是多久？', 'Nimbus C1 摄像头支持多大的存储卡？'].entries()) {
+      await page.getByLabel('Question').fill(question);
+      await page.getByLabel('Question').press('Enter');
+      await settled.nth(i).locator('.answer-text').waitFor({ timeout: 60_000 });
+    }
+    const answers = await settled.locator('.answer-text').allTextContents();
+    expect(answers).toHaveLength(2);
+    expect(answers[0]).toContain('2 年');
+    expect(answers[1]).toMatch(/存储卡|GB/);
+  } finally {
+    await browser.close();
+  }
 });
