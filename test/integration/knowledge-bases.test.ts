@@ -207,7 +207,14 @@ describe.each(BACKENDS)('knowledge bases with the $name parent store', (backend)
   });
 
   test('drop: the knowledge base and its rows go; the other is untouched', async () => {
+    // Issue 35 §2: drop leaves no parent row, record or vector of a document it held (docs rm emptied kbB above).
+    await ingest([{ file: write(`${backend.name}/b/KEEP.md`, 'Borealis keeps nothing after a drop. '.repeat(40)), id: 'KEEP.md' }], kbB);
+    expect(await stores.parents.forKb(kbB).countByDocument('KEEP.md')).toBeGreaterThan(0);
+    expect(await stores.knowledge.leafStoreOf(kbB).countByDocument('KEEP.md')).toBeGreaterThan(0);
     await stores.knowledge.drop(kbB);
+    expect(await stores.parents.forKb(kbB).countByDocument('KEEP.md')).toBe(0);
+    expect(await stores.knowledge.documents.get(kbB, 'KEEP.md')).toBeNull();
+    expect(await stores.knowledge.leafStoreOf(kbB).exists()).toBe(false);
     expect(await stores.knowledge.list()).not.toContain(kbB);
     expect(await stores.knowledge.documents.knowledgeBases()).not.toContain(kbB);
     await expect(stores.knowledge.stats(kbB)).rejects.toMatchObject({ code: 'UNKNOWN_KB' });
