@@ -119,3 +119,45 @@ describe('ragtime on the Temporal cluster, unchanged but for TEMPORAL_ADDRESS', 
     }
   }, 120_000);
 });
+
+describe('erasure on the cluster (issue 35 §2)', () => {
+  test('ragtime sessions rm: the waiting run cancelled, every run (sub-questions with their parent) gone from the cluster\'s histories and visibility, the rows gone; another session untouched; a second rm erases nothing', async () => {
+    const session = `cluster-erase-${RUN}`;
+    // First a question that waits for a person (no earlier turn to read "这款产品" by), then an answer and a comparison.
+    const waiting = await ragtimeJson<RagOutcome>(['ask', '这款产品的价格是多少？', '--session', session, '--no-interactive']);
+    const answered = await ragtimeJson<RagOutcome>(['ask', 'Aurora X2 路由器的保修期是多久？', '--session', session]);
+    const complex = await ragtimeJson<RagOutcome>(['ask', '比较 Aurora X2 与 Nimbus C1 的保修政策', '--session', session]);
+    const kept = await ragtimeJson<RagOutcome>(['ask', '这款产品的价格是多少？', '--session', `${session}-kept`, '--no-interactive']);
+    expect([waiting.json.status, answered.json.status, complex.json.status, kept.json.status]).toEqual(['awaiting_input', 'completed', 'completed', 'awaiting_input']);
+    const connection = await connectTemporal({ address: CLUSTER_ADDRESS });
+    try {
+      const client = new Client({ connection, namespace: CLUSTER_NAMESPACE });
+      const erasedIds = [answered.json.workflowId, complex.json.workflowId, `${complex.json.workflowId}/sub-1`, `${complex.json.workflowId}/sub-2`];
+      for (const workflowId of erasedIds) expect((await client.workflow.getHandle(workflowId).describe()).status.name).toBe('COMPLETED');
+
+      const removed = await ragtimeJson<{ cancelledRuns: string[]; temporalRuns: number; temporalPending: string[]; sessionTurns: number; auditInvocations: number; auditEvents: number }>(['sessions', 'rm', session], 150_000);
+      expect(removed.code).toBe(0);
+      expect(removed.json).toMatchObject({ cancelledRuns: [waiting.json.workflowId], temporalPending: [], sessionTurns: 2 });
+      expect(removed.json.temporalRuns).toBeGreaterThanOrEqual(3);
+      expect(removed.json.auditInvocations).toBeGreaterThan(0);
+      for (const workflowId of [...erasedIds, waiting.json.workflowId]) {
+        const found = await client.workflow.getHandle(workflowId).describe().then(() => 'found', (error: Error) => error.name);
+        expect([workflowId, found]).toEqual([workflowId, 'WorkflowNotFoundError']);
+      }
+      // Visibility (SQL on PostgreSQL) forgets them too, asynchronously.
+      let listed: string[] = ['…'];
+      for (let i = 0; i < 60 && listed.length > 0; i += 1) {
+        listed = [];
+        for await (const run of client.workflow.list({ query: `RagSessionId = "${session}"` })) listed.push(run.workflowId);
+        if (listed.length > 0) await new Promise((resolve) => setTimeout(resolve, 500));
+      }
+      expect(listed).toEqual([]);
+      // The session beside it keeps its waiting run.
+      expect((await client.workflow.getHandle(kept.json.workflowId).describe()).status.name).toBe('RUNNING');
+      const again = await ragtimeJson<{ temporalRuns: number; sessionTurns: number; auditInvocations: number }>(['sessions', 'rm', session]);
+      expect(again.json).toMatchObject({ temporalRuns: 0, sessionTurns: 0, auditInvocations: 0 });
+    } finally {
+      await connection.close();
+    }
+  }, 300_000);
+});
