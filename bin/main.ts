@@ -4,6 +4,7 @@ import { formatDocs } from '../core/graph/format-docs';
 import { EvidenceGrade } from '../core/schemas/model-outputs';
 import type * as ServeApi from '../server/serve-api';
 import type * as ServeCodec from '../server/serve-codec';
+import type * as LocalLlm from '../server/llm/local-llm-server';
 import type * as ServeMcp from '../server/mcp/serve-mcp-stdio';
 import { auditSqliteFileOf } from '../runtime/data-files';
 import type * as SessionTurns from '../activities/adapters/sql-session-turns';
@@ -88,6 +89,8 @@ const host: CliHost = {
   serveMcpStdio: (rag, options) => (require('../server/mcp/serve-mcp-stdio') as typeof ServeMcp).serveMcpStdio(rag, options),
   serveCodec: (keyring, settings, options) =>
     (require('../server/serve-codec') as typeof ServeCodec).serveCodec(keyring, settings, options),
+  serveLocalLlm: (options) =>
+    (require('../server/llm/local-llm-server') as typeof LocalLlm).startLocalLlmServer({ ...options, log: (line) => console.log(`ragtime llm: ${line}`) }),
 };
 /* eslint-enable @typescript-eslint/no-require-imports */
 

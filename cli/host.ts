@@ -92,4 +92,6 @@ export type CliHost = {
   serveMcpStdio(rag: RagClient, options: McpStdioOptions): Promise<void>;
   /** `ragtime codec-server`: the payload codec for the Temporal UI. */
   serveCodec(keyring: CodecKeyring, settings: CodecServerSettings, options: { host: string; port: number }): Promise<RunningService>;
+  /** `ragtime llm serve` (issue 34): the local model's OpenAI chat-completions API (server/llm/). */
+  serveLocalLlm(options: { modelPath: string; modelName: string; host: string; port: number; threads: number; contextSize: number }): Promise<{ url: string; close(): Promise<void> }>;
 };

@@ -13,6 +13,7 @@ import { registerServe } from './commands/serve';
 import { registerServices } from './commands/services';
 import { registerSessionCommands } from './commands/sessions';
 import { registerTokenCommands } from './commands/token';
+import { registerLlm } from './commands/llm';
 import { createCliContext } from './context';
 import { reportError } from './errors';
 import { EXIT, EXIT_CODES_HELP } from './exit-codes';
@@ -51,6 +52,7 @@ export async function main(argv: string[], host: CliHost): Promise<number> {
     registerMcp(program, context);
     registerTokenCommands(program);
     registerSessionCommands(program, context);
+    registerLlm(program, context);
     await program.parseAsync(argv);
     return exitCode;
   } catch (error) {

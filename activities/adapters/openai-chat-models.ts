@@ -52,7 +52,8 @@ export type OpenAiChatModelsOptions = {
 };
 
 export const OPENAI_DEFAULT_BASE_URL = 'https://api.openai.com/v1';
-export const DEFAULT_MODEL_TIMEOUT_MS = 45_000;
+export { DEFAULT_MODEL_TIMEOUT_MS } from '../../core/model-output/timeouts';
+import { DEFAULT_MODEL_TIMEOUT_MS } from '../../core/model-output/timeouts';
 
 /** `ragtime doctor`'s probe: the smallest object a model can be asked for. */
 export const DoctorProbe = z.object({ ok: z.boolean() });

@@ -19,7 +19,7 @@ export function selectChatModels(
   providers: { offline: () => ChatModels; openai?: Pick<OpenAiChatModelsOptions, 'timeoutMs' | 'maxRetries' | 'onLearn'> },
 ): ChatModelsChoice {
   const { provider, apiKey, baseUrl, fastModel, gradeModel, answerModel, outputMode, temperature } = config.models;
-  const useOpenAi = provider === 'openai' || (provider === 'auto' && openAiConfigured(config.models));
+  const useOpenAi = provider === 'openai' || provider === 'local' || (provider === 'auto' && openAiConfigured(config.models));
   if (!useOpenAi) return { provider: 'offline', models: providers.offline() };
   return {
     provider: 'openai',
@@ -32,6 +32,7 @@ export function selectChatModels(
       outputMode,
       temperature,
       telemetry: { includeContent: config.telemetry.includeContent },
+      timeoutMs: config.models.timeoutMs,
       ...providers.openai,
     }),
   };

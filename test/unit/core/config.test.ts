@@ -32,6 +32,8 @@ describe('parseConfig defaults (spec §1, DESIGN.md §6)', () => {
         agentModel: undefined,
         outputMode: 'auto', // issue 24: the ladder from json_schema down
         temperature: undefined, // issue 24: 0, or none for models known to refuse it
+        timeoutMs: 45_000, // MODEL_TIMEOUT_SECONDS
+        localPort: 8766, // LLM_PORT (issue 34)
       },
       database: { url: undefined, dataDir: '.data' },
       // AUDIT_INCLUDE_CONTENT: test/unit/core/audit-config.test.ts.
@@ -257,6 +259,8 @@ describe("ragtime's services (DESIGN.md §6)", () => {
       agentModel: undefined, // blank means unset, as the original's "if not model" check treats it
       outputMode: 'auto',
       temperature: undefined,
+      timeoutMs: 45_000,
+      localPort: 8766,
     });
     expect(parseConfig({ GRADE_MODEL: 'g', ANSWER_MODEL: ' a ' }).models.answerModel).toBe('a');
     expect(parseConfig({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', BASE_URL: 'x' }).models.baseUrl).toBe(
@@ -280,9 +284,7 @@ describe('MODEL_PROVIDER (issue 5: openai | offline; unset → auto)', () => {
   });
 
   test('an unknown provider names the allowed values', () => {
-    expect(configError({ MODEL_PROVIDER: 'anthropic' }).message).toMatchInlineSnapshot(
-      `"invalid configuration: ✖ MODEL_PROVIDER="anthropic" is not one of openai, offline: set one, or unset it to choose automatically"`,
-    );
+    expect(configError({ MODEL_PROVIDER: 'anthropic' }).message).toMatchInlineSnapshot(`"invalid configuration: ✖ MODEL_PROVIDER="anthropic" is not one of openai, offline, local: set one, or unset it to choose automatically"`);
   });
 
   test('MODEL_PROVIDER=openai without key or models names exactly what is missing, never a secret', () => {
@@ -366,5 +368,33 @@ describe('retention settings (issue 35 §1)', () => {
     expect(parseConfig({ RAGTIME_RETENTION_DAYS: '30', RAGTIME_HOUSEKEEPING: 'false' }).retention).toEqual({ days: 30, housekeeping: false });
     for (const bad of ['0', '-3', '1.5', 'forever']) expect(() => parseConfig({ RAGTIME_RETENTION_DAYS: bad })).toThrow(/RAGTIME_RETENTION_DAYS/);
     expect(() => parseConfig({ RAGTIME_HOUSEKEEPING: 'off' })).toThrow(/RAGTIME_HOUSEKEEPING/);
+  });
+});
+
+describe('MODEL_PROVIDER=local (issue 34)', () => {
+  test('the OpenAI adapter on the local model service: LLM_PORT, the local model for every role, no key needed, a longer timeout', () => {
+    const { models } = parseConfig({ MODEL_PROVIDER: 'local', LLM_PORT: '18766' });
+    expect(models).toMatchObject({
+      provider: 'local',
+      apiKey: 'local',
+      baseUrl: 'http://127.0.0.1:18766/v1',
+      fastModel: 'qwen2.5-coder-1.5b-instruct',
+      gradeModel: 'qwen2.5-coder-1.5b-instruct',
+      answerModel: 'qwen2.5-coder-1.5b-instruct',
+      timeoutMs: 300_000,
+      localPort: 18766,
+    });
+  });
+  test('settings set explicitly win; MODEL_TIMEOUT_SECONDS is a positive number of seconds; hosted APIs keep 45 s', () => {
+    expect(parseConfig({ MODEL_PROVIDER: 'local', GRADE_MODEL: 'bigger', OPENAI_BASE_URL: 'http://10.0.0.5:8080/v1', MODEL_TIMEOUT_SECONDS: '90' }).models).toMatchObject({
+      baseUrl: 'http://10.0.0.5:8080/v1',
+      fastModel: 'qwen2.5-coder-1.5b-instruct',
+      gradeModel: 'bigger',
+      answerModel: 'bigger',
+      timeoutMs: 90_000,
+    });
+    expect(parseConfig({}).models.timeoutMs).toBe(45_000);
+    expect(() => parseConfig({ MODEL_TIMEOUT_SECONDS: 'soon' })).toThrow(/MODEL_TIMEOUT_SECONDS/);
+    expect(() => parseConfig({ MODEL_PROVIDER: 'llama' })).toThrow(/one of openai, offline, local/);
   });
 });

@@ -1,0 +1,140 @@
+import Fastify from 'fastify';
+import type { ChatHistoryItem, LlamaGrammar } from 'node-llama-cpp';
+import { ChatCompletionRequest, grammarSchema, outputSchemaOf, textOf } from './chat-request';
+
+/*
+ * The local model service (issue 34 §1, docs/design/local-model.md): a GGUF model run on the CPU by node-llama-cpp
+ * (llama.cpp's prebuilt binaries, no compiler), served on loopback as OpenAI's chat-completions API — what ragtime's
+ * OpenAI adapter already speaks — with streaming, and structured output enforced by a grammar built from the
+ * request's JSON schema. One request at a time: the machine's cores are the model's, a second request waits its
+ * turn rather than halving the speed of both.
+ */
+
+export type LocalLlmOptions = {
+  modelPath: string;
+  /** The id the server answers to, and lists on /v1/models. */
+  modelName: string;
+  host: string;
+  port: number;
+  threads: number;
+  contextSize: number;
+  log?: (line: string) => void;
+};
+
+export type LocalLlmServer = { url: string; close(): Promise<void> };
+
+type OpenAiError = { error: { message: string; type: 'invalid_request_error' | 'server_error'; param: string | null } };
+const invalid = (message: string, param: string | null = null): OpenAiError => ({ error: { message, type: 'invalid_request_error', param } });
+
+/** The request's messages as node-llama-cpp's chat history; the last must be the user's (the turn to answer). */
+function historyOf(request: ChatCompletionRequest): ChatHistoryItem[] | string {
+  const history: ChatHistoryItem[] = request.messages.map((message) =>
+    message.role === 'assistant' ? { type: 'model', response: [textOf(message)] } : message.role === 'user' ? { type: 'user', text: textOf(message) } : { type: 'system', text: textOf(message) },
+  );
+  if (history.at(-1)?.type !== 'user') return 'the last message must be the user\'s';
+  // LlamaChat answers after the history: an empty model turn is where the answer goes.
+  return [...history, { type: 'model', response: [] }];
+}
+
+export async function startLocalLlmServer(options: LocalLlmOptions): Promise<LocalLlmServer> {
+  const log = options.log ?? (() => undefined);
+  // ESM-only package: loaded on demand, so that commands that never serve a model do not pay for it.
+  const { getLlama, LlamaChat } = await import('node-llama-cpp');
+  const llama = await getLlama({ gpu: false, build: 'never', logLevel: 'error' as never });
+  const started = performance.now();
+  const model = await llama.loadModel({ modelPath: options.modelPath });
+  const context = await model.createContext({ contextSize: options.contextSize, threads: options.threads, sequences: 1 });
+  const chat = new LlamaChat({ contextSequence: context.getSequence() });
+  log(`model ${options.modelName} loaded from ${options.modelPath} in ${Math.round(performance.now() - started)} ms (${options.threads} threads, context ${options.contextSize})`);
+
+  let tail: Promise<unknown> = Promise.resolve();
+  const oneAtATime = <T>(work: () => Promise<T>): Promise<T> => {
+    const run = tail.then(work, work);
+    tail = run.catch(() => undefined);
+    return run;
+  };
+  const grammars = new Map<string, Promise<LlamaGrammar>>();
+  const grammarFor = (schema: Record<string, unknown>): Promise<LlamaGrammar> => {
+    const key = JSON.stringify(schema);
+    let grammar = grammars.get(key);
+    if (!grammar) {
+      grammar = llama.createGrammarForJsonSchema(grammarSchema(schema) as never) as Promise<LlamaGrammar>;
+      grammars.set(key, grammar);
+      grammar.catch(() => grammars.delete(key));
+    }
+    return grammar;
+  };
+  const tokens = (text: string) => model.tokenize(text).length;
+
+  const app = Fastify({ logger: false, bodyLimit: 8 * 1024 * 1024 });
+  app.get('/healthz', async () => ({ ok: true, model: options.modelName }));
+  app.get('/v1/models', async () => ({ object: 'list', data: [{ id: options.modelName, object: 'model', created: 0, owned_by: 'local' }] }));
+  app.post('/v1/chat/completions', async (request, reply) => {
+    const parsed = ChatCompletionRequest.safeParse(request.body);
+    if (!parsed.success) return reply.code(400).send(invalid(`invalid request: ${parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`).join('; ')}`));
+    const body = parsed.data;
+    if (body.tools && body.tools.length > 0) return reply.code(400).send(invalid('tools are not supported by the local model server: ask with response_format json_schema', 'tools'));
+    const history = historyOf(body);
+    if (typeof history === 'string') return reply.code(400).send(invalid(history, 'messages'));
+    const schema = outputSchemaOf(body);
+    let grammar: LlamaGrammar | undefined;
+    try {
+      grammar = schema ? await grammarFor(schema) : undefined;
+    } catch (error) {
+      return reply.code(400).send(invalid(`this JSON schema cannot be enforced: ${error instanceof Error ? error.message : String(error)}`, 'response_format'));
+    }
+    const abort = new AbortController();
+    // The client went away before the answer was complete: stop generating (the response closes unfinished).
+    reply.raw.once('close', () => {
+      if (!reply.raw.writableFinished) abort.abort();
+    });
+    const id = `chatcmpl-local-${Date.now().toString(36)}`;
+    const created = Math.floor(Date.now() / 1000);
+    const settings = {
+      ...(grammar ? { grammar } : {}),
+      maxTokens: body.max_completion_tokens ?? body.max_tokens ?? 2048,
+      temperature: body.temperature ?? 0,
+      signal: abort.signal,
+      stopOnAbortSignal: true,
+    };
+    const promptTokens = tokens(body.messages.map(textOf).join('\n'));
+    if (body.stream) {
+      reply.hijack();
+      reply.raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
+      const send = (data: unknown) => reply.raw.write(`data: ${JSON.stringify(data)}\n\n`);
+      const chunk = (delta: Record<string, unknown>, finish: string | null) => ({ id, object: 'chat.completion.chunk', created, model: options.modelName, choices: [{ index: 0, delta, finish_reason: finish }] });
+      try {
+        send(chunk({ role: 'assistant', content: '' }, null));
+        const result = await oneAtATime(() => chat.generateResponse(history, { ...settings, onTextChunk: (text) => {
+              if (text !== '') send(chunk({ content: text }, null));
+            } }));
+        send(chunk({}, result.metadata.stopReason === 'maxTokens' ? 'length' : 'stop'));
+        reply.raw.write('data: [DONE]\n\n');
+      } catch (error) {
+        send({ error: { message: error instanceof Error ? error.message : String(error), type: 'server_error', param: null } });
+      }
+      reply.raw.end();
+      return reply;
+    }
+    const result = await oneAtATime(() => chat.generateResponse(history, settings));
+    const completionTokens = tokens(result.response);
+    return {
+      id,
+      object: 'chat.completion',
+      created,
+      model: options.modelName,
+      choices: [{ index: 0, message: { role: 'assistant', content: result.response }, finish_reason: result.metadata.stopReason === 'maxTokens' ? 'length' : 'stop' }],
+      usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens },
+    };
+  });
+  const url = await app.listen({ host: options.host, port: options.port });
+  return {
+    url,
+    async close() {
+      await app.close();
+      await context.dispose();
+      await model.dispose();
+      await llama.dispose();
+    },
+  };
+}
