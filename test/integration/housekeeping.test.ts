@@ -15,6 +15,7 @@ import { isoTime } from '../../core/audit/bounded-text';
 import { buildToolInvocation, type AuditIds } from '../../core/audit/tool-invocation';
 import { housekeepingScheduleId, type HousekeepingReport } from '../../core/housekeeping/housekeeping-io';
 import type { AuditBatch } from '../../core/schemas/audit';
+import { newMilvusClient } from '../support/milvus';
 import { chunk, metaM0 } from '../support/scenario';
 import { assertReachable, services } from '../support/services';
 import { serviceEnvironment, startWorkerProcess, stopWorkerProcess } from '../support/worker-process';
@@ -198,7 +199,8 @@ describe('the housekeeping schedule on the dev server', () => {
 
   test('`ragtime worker` keeps its task queue’s schedule at start-up and says so; RAGTIME_HOUSEKEEPING=false keeps none', async () => {
     const taskQueue = `test-housekeeping-worker-${TAG}`;
-    const base = { ...serviceEnvironment({ collection: `housekeeping_${TAG.replace(/-/g, '')}`, dataDir: path.join(dir, 'worker') }), TEMPORAL_TASK_QUEUE: taskQueue, MODEL_PROVIDER: 'offline' };
+    const collection = `housekeeping_${TAG.replace(/-/g, '')}`;
+    const base = { ...serviceEnvironment({ collection, dataDir: path.join(dir, 'worker') }), TEMPORAL_TASK_QUEUE: taskQueue, MODEL_PROVIDER: 'offline' };
     try {
       const kept = await startWorkerProcess({ ...base, RAGTIME_HOUSEKEEPING: 'true', RAGTIME_RETENTION_DAYS: '30' });
       await stopWorkerProcess(kept.child);
@@ -212,6 +214,10 @@ describe('the housekeeping schedule on the dev server', () => {
       await expect(env.client.schedule.getHandle(housekeepingScheduleId(taskQueue)).describe()).rejects.toThrow(/not found/i);
     } finally {
       await removeSchedule(taskQueue);
+      // The workers created their default knowledge base at start-up.
+      const milvus = newMilvusClient();
+      await milvus.dropCollection({ collection_name: collection }).catch(() => undefined);
+      await milvus.closeConnection();
     }
   }, 120_000);
 });
