@@ -312,9 +312,13 @@ function apiTokens(list: Found | undefined, file: Found | undefined, files: Conf
   return [...fromList, ...take(parseApiTokensFile(text, file.value))];
 }
 
-/** SPECULATION: off, retrieve, grade, answer or rewrite (case-insensitive); unset: the default. */
-function speculationLevel(source: Found | undefined, report: (message: string) => void): SpeculationLevel {
-  if (source === undefined) return ENV_DEFAULTS.SPECULATION;
+/**
+ * SPECULATION: off, retrieve, grade, answer or rewrite (case-insensitive); unset: the default — `off` with
+ * MODEL_PROVIDER=local, whose one model serves one call at a time: a speculative call would only delay the call the run
+ * waits for (issue 34 §2).
+ */
+function speculationLevel(source: Found | undefined, report: (message: string) => void, localModel = false): SpeculationLevel {
+  if (source === undefined) return localModel ? 'off' : ENV_DEFAULTS.SPECULATION;
   const parsed = SpeculationLevel.safeParse(source.value.toLowerCase());
   if (parsed.success) return parsed.data;
   report(`SPECULATION=${quote(source.value)} is not one of ${SPECULATION_LEVELS.join(', ')}: set one, or unset it to use the default ${ENV_DEFAULTS.SPECULATION}`);
@@ -463,7 +467,7 @@ const configFromEnv = (files: ConfigFiles | undefined, rawEnv: Env, settingsFile
       codec: readCodecKeyring({ keys: read.found('RAGTIME_CODEC_KEYS'), keyFile: read.found('RAGTIME_CODEC_KEY_FILE'), dataDir }, files, report),
       codecServer: readCodecServerSettings(read, report),
       telemetry: readTelemetrySettings(read, report),
-      speculation: speculationLevel(read.found('SPECULATION'), report),
+      speculation: speculationLevel(read.found('SPECULATION'), report, read.found('MODEL_PROVIDER')?.value.trim().toLowerCase() === 'local'),
       answerCheck: answerCheckAction(read.found('ANSWER_CHECK_ACTION'), report),
       conversation: { sessionTurns: read.strict(read.found('SESSION_TURNS'), D.SESSION_TURNS, SESSION_TURN_COUNT) },
       retention: {

@@ -396,5 +396,7 @@ describe('MODEL_PROVIDER=local (issue 34)', () => {
     expect(parseConfig({}).models.timeoutMs).toBe(45_000);
     expect(() => parseConfig({ MODEL_TIMEOUT_SECONDS: 'soon' })).toThrow(/MODEL_TIMEOUT_SECONDS/);
     expect(() => parseConfig({ MODEL_PROVIDER: 'llama' })).toThrow(/one of openai, offline, local/);
+    // One model, one call at a time: no speculation unless asked for.
+    expect([parseConfig({ MODEL_PROVIDER: 'local' }).speculation, parseConfig({ MODEL_PROVIDER: 'local', SPECULATION: 'grade' }).speculation, parseConfig({}).speculation]).toEqual(['off', 'grade', 'answer']);
   });
 });
