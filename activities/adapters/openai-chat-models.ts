@@ -72,7 +72,7 @@ const SCHEMAS = {
   doctor_probe: DoctorProbe,
 } satisfies Record<string, z.ZodType>;
 type SchemaName = keyof typeof SCHEMAS;
-const JSON_SCHEMAS = Object.fromEntries(
+export const JSON_SCHEMAS = Object.fromEntries(
   Object.entries(SCHEMAS).map(([name, schema]) => [name, zodResponseFormat(schema, name).json_schema.schema as JsonSchema]),
 ) as Record<SchemaName, JsonSchema>;
 

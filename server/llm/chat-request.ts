@@ -49,13 +49,20 @@ export function outputSchemaOf(request: ChatCompletionRequest): Record<string, u
 /** Keywords the grammar cannot enforce, dropped before it is built (the caller validates the reply anyway). */
 const UNENFORCED = new Set(['$schema', '$id', 'title', 'default', 'examples', 'pattern', 'format', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf']);
 
+/**
+ * Length bounds a grammar holds only as a repetition of that many items: llama.cpp's grammar parser refuses long ones
+ * ("Failed to parse grammar" for a `maxLength` of 2,000, which standalone_question has), so only small bounds stay.
+ */
+const MAX_GRAMMAR_REPEAT = 64;
+const LENGTH_KEYS = new Set(['minLength', 'maxLength', 'minItems', 'maxItems']);
+
 /** The schema without the keywords a grammar cannot hold (kept: types, properties, required, enum, const, items, …). */
 export function grammarSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(grammarSchema);
   if (schema === null || typeof schema !== 'object') return schema;
   return Object.fromEntries(
     Object.entries(schema as Record<string, unknown>)
-      .filter(([key]) => !UNENFORCED.has(key))
+      .filter(([key, value]) => !UNENFORCED.has(key) && !(LENGTH_KEYS.has(key) && typeof value === 'number' && value > MAX_GRAMMAR_REPEAT))
       .map(([key, value]) => [key, key === 'properties' || key === '$defs' || key === 'definitions' ? mapValues(value) : grammarSchema(value)]),
   );
 }

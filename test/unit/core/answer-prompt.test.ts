@@ -15,8 +15,9 @@ describe('answer prompts (DESIGN §3.6: one user message, the formatted evidence
 要求：
 - 用与用户问题相同的语言作答，简洁、直接，先给出结论。
 - 每一句话都必须在句末（句号之前）带上引用标记，例如 [1]、[2]；标记从 1 开始按出现顺序编号。
-- citations 中为每个标记给出一条：marker 为标记数字，doc_index 为所引用片段前方括号中的编号，quote 为从该片段中逐字复制的一段原文（不改写、不省略，能支持这句话即可，尽量短）。
+- citations 中为每个标记给出一条：marker 为标记数字，doc_index 为所引用片段前方括号中的编号，quote 为从该片段中逐字复制的一段原文（不改写、不省略，能支持这句话即可，尽量短）。quote 是片段正文里的文字，不是引用标记本身（不能是“[1]”）。
 - 最多 20 条引用。片段不足以回答的部分不要回答，也不要编造。
+- 格式示例（与本题无关）：片段 [2] 写着“本机支持 30W 快充，充满约需 1 小时。”，则回答 {"answer": "它支持 30W 快充[1]。", "citations": [{"marker": 1, "doc_index": 2, "quote": "本机支持 30W 快充"}]}
 
 用户问题：Nimbus C1 支持多大的存储卡？
 
@@ -37,6 +38,7 @@ Rules:
 - Every sentence must carry a citation marker at its end (before the full stop), such as [1] or [2]; number markers from 1 in order of appearance.
 - In citations, give one entry per marker: marker is the marker's number, doc_index is the number in brackets in front of the cited snippet, quote is a span copied verbatim from that snippet (not reworded, not shortened with ellipses; as short as still supports the sentence).
 - At most 20 citations. Leave out what the snippets do not support; never invent.
+- A quote is text of the snippet itself, never the marker (not "[1]"). Format example (not about this question): snippet [2] says "The unit supports 30 W fast charging; a full charge takes about an hour.", so the reply is {"answer": "It supports 30 W fast charging [1].", "citations": [{"marker": 1, "doc_index": 2, "quote": "The unit supports 30 W fast charging"}]}
 
 Question: How large a card does Nimbus C1 take?
 

@@ -35,3 +35,10 @@ test('a request without messages, or with an unknown role, is refused by the sch
   expect(ChatCompletionRequest.safeParse({ model: 'm', messages: [] }).success).toBe(false);
   expect(ChatCompletionRequest.safeParse({ model: 'm', messages: [{ role: 'oracle', content: 'x' }] }).success).toBe(false);
 });
+
+test('long length bounds are dropped (llama.cpp refuses a grammar repeating 2,000 times); short ones stay', () => {
+  expect(grammarSchema({ type: 'object', properties: { q: { type: 'string', minLength: 1, maxLength: 2000 }, ids: { type: 'array', maxItems: 20 } } })).toEqual({
+    type: 'object',
+    properties: { q: { type: 'string', minLength: 1 }, ids: { type: 'array', maxItems: 20 } },
+  });
+});
