@@ -7,7 +7,7 @@ import { grammarSchema } from '../../server/llm/chat-request';
  * cannot load): builds a grammar for every structured output the adapter sends, as the local model service does,
  * and prints {name: "ok" | error} as JSON. test/unit/server/llm-grammars.test.ts runs it.
  */
-(async () => {
+void (async () => {
   const { getLlama } = await import('node-llama-cpp');
   const llama = await getLlama({ gpu: false, build: 'never' });
   const results: Record<string, string> = {};
