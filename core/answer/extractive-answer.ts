@@ -1,7 +1,8 @@
 import { topicTerms } from '../offline-policy/text-signals';
 import type { AnswerDraft } from '../schemas/answer';
 import { textLanguage } from '../text/language';
-import { hasContent, splitSentences } from './sentences';
+import { type QuestionSlot, questionSlot, statesSlot } from './question-slot';
+import { hasContent, joinWrappedLines, splitSentences } from './sentences';
 
 /*
  * The offline provider's answerer (docs/offline-policy.md): extractive. It quotes the one to three sentences of the
@@ -42,7 +43,7 @@ type Scored = { candidates: Candidate[]; weight: (terms: readonly string[]) => n
 function candidates(questionTokens: readonly string[], documents: readonly string[]): Scored {
   const terms = topicTerms(questionTokens);
   const all = documents.flatMap((text, doc) =>
-    splitSentences(text)
+    splitSentences(joinWrappedLines(text))
       .map((sentence, position) => ({ doc, position, text: sentence }))
       .filter((candidate) => !HEADING.test(candidate.text) && hasContent(candidate.text)),
   );
@@ -83,13 +84,46 @@ function choose({ candidates: scored, weight }: Scored): Candidate[] {
 }
 
 /**
+ * The answer's sentences when the question asks for a version, a date or an amount. The documents that answer are the
+ * best sentence's and every other whose best sentence holds as much of the question (a near-duplicate: the same fix
+ * in another branch's notes). A quoted sentence of another document that states such a fact is left out: it was
+ * quoted for the question's common words ("Django 5.2.18 fixes…" beside the section of 5.2.19's fix) and would give
+ * its fact as the answer. When no sentence left states one, each answering document adds a sentence on the question
+ * (one of its terms) that does — the nearest one before its best sentence (a title or lead governs what follows it:
+ * "Django 4.2.1 fixes…" above the fix's section), else the best-scored one after it — right after the best sentence.
+ */
+function withSlotFilled(slot: QuestionSlot, chosen: Candidate[], { candidates: scored, weight }: Scored): Candidate[] {
+  const best = chosen[0] as Candidate;
+  const bestWeight = weight(best.terms);
+  const anchors = new Map<number, Candidate>([[best.doc, best]]);
+  for (const candidate of scored) {
+    if (!anchors.has(candidate.doc) && weight(candidate.terms) >= bestWeight - 1e-9) anchors.set(candidate.doc, candidate);
+  }
+  const kept = chosen.filter((candidate) => anchors.has(candidate.doc) || !statesSlot(slot, candidate.text));
+  if (kept.some((candidate) => statesSlot(slot, candidate.text))) return kept;
+  const fillers: Candidate[] = [];
+  for (const [doc, anchor] of anchors) {
+    const states = scored.filter(
+      (c) => c.doc === doc && c !== anchor && c.terms.length > 0 && [...c.text].length <= MAX_SENTENCE_CHARS && statesSlot(slot, c.text),
+    );
+    const before = states.filter((c) => c.position < anchor.position).sort((a, b) => b.position - a.position)[0];
+    const after = states.filter((c) => c.position > anchor.position).sort((a, b) => b.score - a.score || a.position - b.position)[0];
+    const filler = before ?? after;
+    if (filler) fillers.push(filler);
+  }
+  return [best, ...fillers, ...kept.slice(1).filter((candidate) => !fillers.includes(candidate))].slice(0, MAX_ANSWER_SENTENCES);
+}
+
+/**
  * The extractive answer to `question` from `documents` (the evidence texts, in order; document i is cited as
  * doc_index i + 1). Empty evidence gives an empty draft (the run never asks for one: route `answer` has evidence).
  */
 export function extractiveAnswer(question: string, questionTokens: readonly string[], documents: readonly string[]): AnswerDraft {
   const scored = candidates(questionTokens, documents);
   if (scored.candidates.length === 0) return { answer: '', citations: [] };
-  const chosen = choose(scored).sort((a, b) => a.doc - b.doc || a.position - b.position);
+  const slot = questionSlot(question);
+  const picked = choose(scored);
+  const chosen = (slot === null ? picked : withSlotFilled(slot, picked, scored)).sort((a, b) => a.doc - b.doc || a.position - b.position);
   const zh = textLanguage(question) === 'zh';
   const pieces = chosen.map((candidate, i) => {
     const body = candidate.text.replace(ENDING, '');

@@ -30,6 +30,16 @@ export function splitSentences(text: string): string[] {
   return sentences.map((sentence) => sentence.trim()).filter((sentence) => sentence !== '');
 }
 
+/**
+ * Prose wrapped at a fixed width (release notes, man pages, plain-text FAQs) joined back into its lines' sentences: a
+ * line break between a word and a lower-case word, a digit or an opening quote or bracket is a wrap, not a sentence
+ * end ("several bugs in⏎4.2." → "several bugs in 4.2."). Headings, list items and Chinese lines keep their breaks.
+ * Only for reading documents: a quote of the joined text still verifies, since matching ignores white space.
+ */
+export function joinWrappedLines(text: string): string {
+  return text.replace(/([\p{L}\p{N},)`'"])[ \t]*\n[ \t]*(?=[a-z0-9(`'"])/gu, '$1 ');
+}
+
 /** The marker numbers of a sentence, in order, each once. */
 export function markersOf(sentence: string): number[] {
   return [...new Set([...sentence.matchAll(CITATION_MARKER)].map((match) => Number(match[1])))];
