@@ -10,7 +10,7 @@ import { RerankSettings, resolveRerankSettings } from './retrieval/rerank-config
 import { OutputModeSetting } from './model-output/output-mode';
 import { DEFAULT_SESSION_TURNS } from './schemas/conversation';
 import { LOCAL_MODEL } from './local-model';
-import { DEFAULT_MODEL_TIMEOUT_MS } from './model-output/timeouts';
+import { DEFAULT_MODEL_TIMEOUT_MS, MAX_MODEL_TIMEOUT_MS, MODEL_CALL_BACKSTOP_MS } from './model-output/timeouts';
 import { DEFAULT_SPECULATION, SPECULATION_LEVELS, SpeculationLevel } from './schemas/speculation';
 import { AnswerCheckAction } from './schemas/answer';
 import { TlsSettings, readTlsSettings } from './tls-settings';
@@ -245,8 +245,8 @@ function withLocalModel<M extends ModelSettings>(source: Found | undefined, loca
   let timeoutMs: number = local ? LOCAL_MODEL.timeoutMs : DEFAULT_MODEL_TIMEOUT_MS;
   if (timeout !== undefined) {
     const seconds = Number(timeout.value.trim());
-    if (Number.isFinite(seconds) && seconds > 0) timeoutMs = Math.round(seconds * 1000);
-    else report(`${timeout.name}=${quote(timeout.value)} is not a positive number of seconds: set one, or unset it for ${timeoutMs / 1000} s`);
+    if (Number.isFinite(seconds) && seconds > 0 && seconds * 1000 <= MAX_MODEL_TIMEOUT_MS) timeoutMs = Math.round(seconds * 1000);
+    else report(`${timeout.name}=${quote(timeout.value)} is not a positive number of seconds up to ${MAX_MODEL_TIMEOUT_MS / 1000} (a model activity's backstop is ${MODEL_CALL_BACKSTOP_MS / 60_000} minutes): set one, or unset it for ${timeoutMs / 1000} s`);
   }
   return { ...withProvider(source, report, settings), timeoutMs, localPort };
 }

@@ -1,4 +1,5 @@
 import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow';
+import { MODEL_CALL_BACKSTOP_MS } from '../core/model-output/timeouts';
 
 /*
  * Timeouts and retries of every activity, in one table. Transient failures (network, 429, 5xx, timeouts) retry
@@ -25,9 +26,17 @@ export const TERMINAL_ERRORS = [
  */
 const DEAD_WORKER_TIMEOUT = '10 seconds';
 
-/** Planner, grader, rewriter (spec §4.2, §4.5, §4.7): one model call each; a slow model gets 60 s. */
+/**
+ * A model activity's backstop. A model call's own limit is the worker's MODEL_TIMEOUT_SECONDS (45 s for a hosted API,
+ * 300 s for the local model: core/config.ts), enforced by the adapter, and a dead worker is noticed by its heartbeat;
+ * this only has to outlast the longest call (and the ladder's step down) those settings allow. At 60 s it cut the
+ * local model's answers (about 60–250 s on two cores) short: "Activity task timed out" and a failed run.
+ */
+export const MODEL_CALL_BACKSTOP = MODEL_CALL_BACKSTOP_MS;
+
+/** Planner, grader, rewriter, answer writer (spec §4.2, §4.5, §4.7, §4.8): one model call each. */
 export const MODEL_CALL: ActivityOptions = {
-  startToCloseTimeout: '60 seconds',
+  startToCloseTimeout: MODEL_CALL_BACKSTOP,
   heartbeatTimeout: DEAD_WORKER_TIMEOUT,
   retry: {
     initialInterval: '1 second',
@@ -123,10 +132,11 @@ export const AUDIT_LOCAL: LocalActivityOptions = {
 /**
  * The conversation activities (issue 25 §1) as local activities: a read of the session's turns (and, for a follow-up,
  * one FAST_MODEL call) before the graph, an insert after it. Local, so a first turn adds no activity task to the run;
- * a failure is not the run's (the question is used as asked, a turn not recorded is logged), so the budget is small.
+ * a failure is not the run's (the question is used as asked, a turn not recorded is logged), so the retries are few;
+ * the condenser's model call has the model backstop (a local model's call takes tens of seconds).
  */
 export const CONVERSATION_LOCAL: LocalActivityOptions = {
-  startToCloseTimeout: '60 seconds',
+  startToCloseTimeout: MODEL_CALL_BACKSTOP,
   retry: {
     initialInterval: '1 second',
     backoffCoefficient: 2,

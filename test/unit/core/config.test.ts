@@ -395,6 +395,9 @@ describe('MODEL_PROVIDER=local (issue 34)', () => {
     });
     expect(parseConfig({}).models.timeoutMs).toBe(45_000);
     expect(() => parseConfig({ MODEL_TIMEOUT_SECONDS: 'soon' })).toThrow(/MODEL_TIMEOUT_SECONDS/);
+    // No call may outlast its activity's backstop (10 minutes): the call's own timeout must be the one that fires.
+    expect(parseConfig({ MODEL_TIMEOUT_SECONDS: '540' }).models.timeoutMs).toBe(540_000);
+    expect(() => parseConfig({ MODEL_TIMEOUT_SECONDS: '900' })).toThrow(/MODEL_TIMEOUT_SECONDS="900" is not a positive number of seconds up to 540 \(a model activity's backstop is 10 minutes\)/);
     expect(() => parseConfig({ MODEL_PROVIDER: 'llama' })).toThrow(/one of openai, offline, local/);
     // One model, one call at a time: no speculation unless asked for.
     expect([parseConfig({ MODEL_PROVIDER: 'local' }).speculation, parseConfig({ MODEL_PROVIDER: 'local', SPECULATION: 'grade' }).speculation, parseConfig({}).speculation]).toEqual(['off', 'grade', 'answer']);
