@@ -1,5 +1,6 @@
 import { answerOfDraft, documentTexts } from '../core/answer/answer-of-draft';
 import { applyAnswerCheck } from '../core/answer/answer-check';
+import { placeMissingMarkers } from '../core/answer/place-markers';
 import { verifyAnswer } from '../core/answer/verify-answer';
 import { formatDocs } from '../core/graph/format-docs';
 import { AnswerDraft, type AnswerCheckAction, type RagAnswer } from '../core/schemas/answer';
@@ -47,7 +48,7 @@ export async function writeVerifiedAnswer(
   } catch (error) {
     return rethrowAsModelOutput(error, where);
   }
-  const draft = parseModelOutput(AnswerDraft, raw, where);
+  const draft = placeMissingMarkers(parseModelOutput(AnswerDraft, raw, where), documentTexts(docs));
   const verification = verifyAnswer(draft, documentTexts(docs), { question, action: answerCheck });
   const answer = answerOfDraft(draft, docs, verification, { model: models.answerModel, durationMs: now() - started, repairAttempted: repair !== undefined });
   return applyAnswerCheck(answer, question);

