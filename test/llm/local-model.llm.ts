@@ -88,7 +88,7 @@ describe('a question through a worker with MODEL_PROVIDER=local', () => {
     rmSync(dataDir, { recursive: true, force: true });
   });
 
-  test('the worker names the local model and its endpoint; a warranty question completes with the fact in its answer', async () => {
+  test('the worker names the local model and its endpoint; a warranty question is answered with the fact, cited and verified', async () => {
     expect(worker.output()).toContain(`endpoint:    http://127.0.0.1:${LLM_PORT} reachable`);
     expect(worker.output()).toContain(`fast=${LOCAL_MODEL.id}`);
     const asked = await runRagtime(['ask', 'Aurora X2 路由器的保修期是多久？', '--json'], env, 600_000);
@@ -96,5 +96,9 @@ describe('a question through a worker with MODEL_PROVIDER=local', () => {
     console.log(`local model: ${outcome.status}/${outcome.route}, citations ${outcome.answer?.verification.status ?? '-'}: ${outcome.answer?.text ?? outcome.error?.message ?? ''}`);
     expect([outcome.status, outcome.route]).toEqual(['completed', 'answer']);
     expect(outcome.answer?.text).toMatch(/2\s*年|两年/);
+    // The cited answer, not only a reply: every sentence cites a quote found verbatim in the warranty section.
+    expect(outcome.answer?.verification).toEqual({ status: 'verified', invalid_citations: [], uncited_sentences: [] });
+    expect(outcome.answer?.citations.map((citation) => citation.filename)).toContain('Aurora X2 路由器.md');
+    expect(outcome.answer?.citations.some((citation) => /2\s*年保修/.test(citation.quote))).toBe(true);
   });
 });
