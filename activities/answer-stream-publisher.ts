@@ -9,7 +9,7 @@ import type { AnswerStreamStore } from './adapters/sql-answer-stream';
  * is dropped (the run's result is the record and ends every stream), and nothing here can fail the answer.
  */
 
-export const FLUSH_MS = 50;
+export const FLUSH_MS = 20;
 
 export type AnswerStreamPublisher = {
   onText(event: AnswerTextEvent): void;

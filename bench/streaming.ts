@@ -3,7 +3,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createAnswerStreamStore } from '../activities/adapters/sql-answer-stream';
-import { followAnswer } from '../client/follow-answer';
+import { followAnswer, type AnswerStreamReader } from '../client/follow-answer';
+import { PUSHED_INTERVAL_MS } from '../client/follow-run';
 import { RagClient } from '../client/rag-client';
 import type { AnswerStreamMessage } from '../core/schemas/answer-stream';
 import { SpeculationLevel } from '../core/schemas/speculation';
@@ -41,6 +42,7 @@ const HELP = `usage: npx tsx bench/streaming.ts [options]
   --embed-ms, --search-ms, --jitter, --seed   the rest of the latency model (default 20, 20, 0.2, 1)
   --intervals 100,25     ragtime's followAnswer poll intervals, ms (100 is its default)
   --speculation off,answer   ragtime's levels
+  --database-url URL     the side channel (and audit) on PostgreSQL: adds a push variant per level (LISTEN/NOTIFY)
   --peer DIR             the streaming peer (default bench/peers/langgraph-streaming)
   --write FILE           put the tables into FILE between the streaming markers (docs/PERFORMANCE.md)
   --json FILE            also write every run as JSON
@@ -49,14 +51,15 @@ env: TEMPORAL_ADDRESS (default 127.0.0.1:7233)`;
 const MARK = { begin: '<!-- streaming:begin (written by bench/streaming.ts) -->', end: '<!-- streaming:end -->' };
 const HEADING = '## Streaming answers: time to first token (issue 25 §3)';
 
-type Variant = { side: 'ragtime' | 'peer'; speculation?: SpeculationLevel; intervalMs?: number };
+type Variant = { side: 'ragtime' | 'peer'; speculation?: SpeculationLevel; intervalMs?: number; push?: boolean };
 /**
  * One run, ms from its start; `writer*` are the model's own writes; `lag`: mean delay from a token's write to its
  * display; `deltas`: screen updates (reads that brought new text).
  */
 type Run = { firstToken: number; full: number; finalShown: number; writerFirst: number; writerLast: number; lag: number; deltas: number; exact: boolean; cpuMs: number };
 
-const label = (variant: Variant) => (variant.side === 'peer' ? 'LangGraph.js peer' : `ragtime, speculation ${variant.speculation}, poll ${variant.intervalMs} ms`);
+const label = (variant: Variant) =>
+  variant.side === 'peer' ? 'LangGraph.js peer' : `ragtime, speculation ${variant.speculation}, ${variant.push ? `push (PostgreSQL NOTIFY; fallback poll ${PUSHED_INTERVAL_MS} ms)` : `poll ${variant.intervalMs} ms`}`;
 
 /** How many times a listener's screen changed: deltas that arrive within a millisecond of each other are one update. */
 const updates = (shown: Array<{ at: number }>): number => shown.filter((entry, index) => index === 0 || entry.at - (shown[index - 1]?.at ?? 0) > 1).length;
@@ -84,6 +87,7 @@ async function main(): Promise<void> {
       peer: { type: 'string', default: path.join(REPO_ROOT, 'bench', 'peers', 'langgraph-streaming') },
       write: { type: 'string' },
       json: { type: 'string' },
+      'database-url': { type: 'string' },
       help: { type: 'boolean', default: false },
     },
     strict: true,
@@ -96,7 +100,15 @@ async function main(): Promise<void> {
   const tokens = positiveInt('tokens', values.tokens);
   const intervals = values.intervals.split(',').map((text) => positiveInt('intervals', text.trim()));
   const levels = values.speculation.split(',').map((level) => SpeculationLevel.parse(level.trim()));
-  const variants: Variant[] = [...levels.flatMap((speculation) => intervals.map((intervalMs) => ({ side: 'ragtime' as const, speculation, intervalMs }))), { side: 'peer' }];
+  const databaseUrl = values['database-url'];
+  // On PostgreSQL the side channel pushes: each level also runs with the push, beside the same store read by polling.
+  const variants: Variant[] = [
+    ...levels.flatMap((speculation) => [
+      ...intervals.map((intervalMs) => ({ side: 'ragtime' as const, speculation, intervalMs })),
+      ...(databaseUrl ? [{ side: 'ragtime' as const, speculation, intervalMs: intervals[0] as number, push: true }] : []),
+    ]),
+    { side: 'peer' },
+  ];
   const started = new Date();
   const command = `npx tsx bench/streaming.ts ${process.argv.slice(2).join(' ')}`.trimEnd();
   const loadBefore = loadAverage();
@@ -106,7 +118,7 @@ async function main(): Promise<void> {
   const work = mkdtempSync(path.join(os.tmpdir(), 'ragtime-bench-streaming-'));
   const address = temporalAddress();
   const taskQueue = `bench-streaming-${process.pid}`;
-  const config: StreamingWorkerConfig = { address, taskQueue, baseUrl: model.baseUrl, apiKey: 'bench-key', sqliteFile: path.join(work, 'audit.sqlite'), latency };
+  const config: StreamingWorkerConfig = { address, taskQueue, baseUrl: model.baseUrl, apiKey: 'bench-key', sqliteFile: path.join(work, 'audit.sqlite'), ...(databaseUrl ? { databaseUrl } : {}), latency };
   const worker = fork(require.resolve('./support/streaming-worker-process'), [JSON.stringify(config)], {
     execArgv: [...process.execArgv, '--require', require.resolve('tsx/cjs')],
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -117,7 +129,9 @@ async function main(): Promise<void> {
   const peerFlags = ['--base-url', model.baseUrl, '--llm-ms', String(latency.llmMs), '--embed-ms', String(latency.embedMs), '--search-ms', String(latency.searchMs), '--jitter', String(latency.jitter)];
   const peer = await startStreamingPeer(preparePeer(values.peer), peerFlags);
   const rag = await RagClient.connect({ address, taskQueue, connection: temporalSecurity() });
-  const reader = createAnswerStreamStore({ sqliteFile: config.sqliteFile });
+  const reader = createAnswerStreamStore({ sqliteFile: config.sqliteFile, databaseUrl });
+  // The same store without its push: the poll variants read it as SQLite's readers do.
+  const pollingReader: AnswerStreamReader = { eventsOf: (...args) => reader.eventsOf(...args) };
   const serverPid = listeningPid(address);
   const cpuNow = () => [processCpuMs(workerReady.pid), processCpuMs(serverPid), processCpuMs(peer.pid), ownCpuMs()].reduce<number>((sum, value) => sum + (value ?? 0), 0);
 
@@ -142,7 +156,7 @@ async function main(): Promise<void> {
       if (message.type === 'discard') chars = 0;
       if (message.type === 'final') final = { at, replaced: message.replaced, text: message.text };
     };
-    const outcome = await followAnswer(pending, rag, workflowId, reader, onMessage, { intervalMs: variant.intervalMs });
+    const outcome = await followAnswer(pending, rag, workflowId, variant.push ? reader : pollingReader, onMessage, { intervalMs: variant.intervalMs });
     if (outcome.status !== 'completed' || outcome.route !== 'answer' || final === null) throw new Error(`ragtime run ${id} ended ${outcome.status}/${outcome.route} without a final answer`);
     const last = final as { at: number; replaced: boolean; text: string };
     const writer = writerOf(t0, 'answer_draft');

@@ -13,6 +13,9 @@ export type RunListener = {
   answer?: { reader: AnswerStreamReader; onMessage(message: AnswerStreamMessage): void };
 };
 
+/** The fallback read's pace when the side channel pushes and no progress steps are followed (ms). */
+export const PUSHED_INTERVAL_MS = 1000;
+
 export type FollowRunOptions = {
   /** How often the run (and the answer's side channel) is read (ms). */
   intervalMs?: number;
@@ -41,7 +44,20 @@ export async function followRun(
   const view = new AnswerStreamView();
   const emit = (messages: AnswerStreamMessage[]) => messages.forEach((message) => answer?.onMessage(message));
   const held: AnswerStreamMessage[] = [];
-  const readAnswer = () => (answer ? readAnswerStream(view, rag, workflowId, answer.reader, (messages) => held.push(...messages)) : Promise.resolve(true));
+  // Issue 36 §3: with a pushing side channel (PostgreSQL), a write wakes the loop at once; the interval stays as the
+  // fallback (and as the pace of the progress steps, which only the run's query gives). Without steps to follow,
+  // the fallback slows to PUSHED_INTERVAL_MS: a push says when there is text to read.
+  let written: string | undefined;
+  const unsubscribe = answer?.reader.onAppend?.(workflowId, (generation) => {
+    written = generation;
+    wake();
+  });
+  const pace = unsubscribe && !listener.steps ? Math.max(intervalMs, PUSHED_INTERVAL_MS) : intervalMs;
+  const readAnswer = () => {
+    const pushed = written;
+    written = undefined;
+    return answer ? readAnswerStream(view, rag, workflowId, answer.reader, (messages) => held.push(...messages), pushed) : Promise.resolve(true);
+  };
   /**
    * The answer is read before the steps and shown after them: the run names the generation it shows in the same
    * workflow task that logs the step before it, so every step logged before what this read saw is in the steps read
@@ -58,8 +74,8 @@ export async function followRun(
   const loop = (async () => {
     while (!settled) {
       await read();
-      if (!settled) await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, intervalMs);
+      if (!settled && written === undefined) await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, pace);
         wake = () => {
           clearTimeout(timer);
           resolve();
@@ -80,6 +96,7 @@ export async function followRun(
     return outcome;
   } finally {
     settled = true;
+    unsubscribe?.();
     wake();
   }
 }

@@ -5,6 +5,8 @@ import type { RagClient } from './rag-client';
 /** Reads the side channel the answer writer publishes to (the audit store's database; see activities/adapters/sql-answer-stream.ts). */
 export type AnswerStreamReader = {
   eventsOf(workflowId: string, generation: string, after: { attempt: number; seq: number }): Promise<StreamEvent[]>;
+  /** A push when events of the run are written (PostgreSQL's NOTIFY, issue 36 §3); without it, readers poll. */
+  onAppend?(workflowId: string, listener: (generation: string) => void): () => void;
 };
 
 /**
@@ -18,12 +20,15 @@ export async function readAnswerStream(
   workflowId: string,
   reader: AnswerStreamReader,
   emit: (messages: AnswerStreamMessage[]) => void,
+  /** The generation a push said was written: when it is the one already shown, the run is not asked again. */
+  written?: string,
 ): Promise<boolean> {
-  const state = await rag.getAnswerStream(workflowId).catch(() => null);
+  const known = written !== undefined && view.reading?.generation === written;
+  const state = known ? null : await rag.getAnswerStream(workflowId).catch(() => null);
   if (state?.generation) emit(view.follow(state.generation, state.docs));
   const reading = view.reading;
   if (!reading) return state !== null;
   const events = await reader.eventsOf(workflowId, reading.generation, reading.after).catch(() => null);
   if (events) emit(view.take(events));
-  return state !== null && events !== null;
+  return (known || state !== null) && events !== null;
 }

@@ -1,7 +1,8 @@
-import type { Selectable } from 'kysely';
+import { sql, type Selectable } from 'kysely';
 import { StreamEvent } from '../../core/schemas/answer-stream';
 import { lazyMigratedStore, openSqlDatabase, type SqlBackend, type SqlLocation } from './sql/database';
 import { migrateAnswerStream, type AnswerStreamDatabase, type AnswerStreamTable } from './sql/answer-stream-schema';
+import { ANSWER_STREAM_CHANNEL, createPgNotifications, notificationPayload, type AppendListener } from './sql/pg-notifications';
 
 /*
  * The side channel of streaming answers (issue 25 §2): what the answer writer generates, as it generates it, in the
@@ -14,6 +15,11 @@ export type AnswerStreamStore = {
   append(workflowId: string, events: readonly StreamEvent[], at: string): Promise<void>;
   /** The events of one generation after (attempt, seq), in order. */
   eventsOf(workflowId: string, generation: string, after: { attempt: number; seq: number }): Promise<StreamEvent[]>;
+  /**
+   * Calls `listener` (with the generation written) whenever events of the run are appended by any process (issue 36
+   * §3): PostgreSQL's NOTIFY. Absent on SQLite, whose readers poll. Returns the unsubscribe.
+   */
+  onAppend?(workflowId: string, listener: AppendListener): () => void;
   /** Erases every event of these runs (issue 35 §2); returns how many went. */
   eraseRuns(workflowIds: readonly string[]): Promise<number>;
   /**
@@ -35,6 +41,7 @@ const toEvent = (row: Selectable<AnswerStreamTable>): StreamEvent =>
 export function createAnswerStreamStore(location: SqlLocation): SqlAnswerStreamStore {
   const { db, backend, where } = openSqlDatabase<AnswerStreamDatabase>(location);
   const { migrate, ready } = lazyMigratedStore(STORE, where, () => migrateAnswerStream(db));
+  const notifications = backend === 'postgres' && location.databaseUrl ? createPgNotifications(location.databaseUrl) : null;
   return {
     backend,
     migrate,
@@ -43,7 +50,14 @@ export function createAnswerStreamStore(location: SqlLocation): SqlAnswerStreamS
         if (events.length === 0) return;
         const rows = events.map((event) => ({ workflow_id: workflowId, ...event, created_at: at }));
         await db.insertInto('answer_stream_event').values(rows).onConflict((oc) => oc.doNothing()).execute();
+        // After the rows are visible: a woken listener reads them at once. One notification per generation written.
+        if (notifications) {
+          for (const generation of new Set(events.map((event) => event.generation))) {
+            await sql`select pg_notify(${ANSWER_STREAM_CHANNEL}, ${notificationPayload(workflowId, generation)})`.execute(db);
+          }
+        }
       }),
+    ...(notifications ? { onAppend: (workflowId: string, listener: AppendListener) => notifications.subscribe(workflowId, listener) } : {}),
     eventsOf: (workflowId, generation, after) =>
       ready('eventsOf', async () => {
         const rows = await db
@@ -79,6 +93,9 @@ export function createAnswerStreamStore(location: SqlLocation): SqlAnswerStreamS
         }
         return deleted;
       }),
-    close: () => db.destroy(),
+    close: async () => {
+      await notifications?.close();
+      await db.destroy();
+    },
   };
 }

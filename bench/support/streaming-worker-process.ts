@@ -23,6 +23,8 @@ export type StreamingWorkerConfig = {
   baseUrl: string;
   apiKey: string;
   sqliteFile: string;
+  /** The side channel (and audit) on PostgreSQL instead (bench/streaming.ts --database-url): it pushes. */
+  databaseUrl?: string;
   latency: LatencyModel;
 };
 
@@ -35,7 +37,7 @@ const send = (reply: StreamingWorkerReply): void => {
 async function main(): Promise<void> {
   const config = JSON.parse(process.argv[2] ?? '{}') as StreamingWorkerConfig;
   Runtime.install({ logger: new DefaultLogger('WARN') });
-  const location = { sqliteFile: config.sqliteFile };
+  const location = { sqliteFile: config.sqliteFile, databaseUrl: config.databaseUrl };
   const answerStream = createAnswerStreamStore(location);
   const audit = createAuditStore({ ...location, includeContent: false });
   const turns = createSessionTurnStore(location);

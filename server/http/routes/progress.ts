@@ -107,9 +107,17 @@ export const progressRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { ra
     // They carry no id: a client that resumes after Last-Event-ID gets the final answer, not the text it missed.
     const answer = new AnswerStreamView();
     const sendAnswer = (messages: AnswerStreamMessage[]) => messages.forEach((message) => sse.write(sseEvent('answer', message)));
+    // Issue 36 §3: a pushing side channel (PostgreSQL) wakes the pause when text is written; the poll stays for steps.
+    let written: string | undefined;
+    const unsubscribe = answerStream?.onAppend?.(workflowId, (generation) => {
+      written = generation;
+      wake();
+    });
     const readAnswer = async (): Promise<AnswerStreamMessage[]> => {
       const read: AnswerStreamMessage[] = [];
-      if (answerStream) await readAnswerStream(answer, rag, workflowId, answerStream, (messages) => read.push(...messages));
+      const pushed = written;
+      written = undefined;
+      if (answerStream) await readAnswerStream(answer, rag, workflowId, answerStream, (messages) => read.push(...messages), pushed);
       return read;
     };
 
@@ -140,6 +148,7 @@ export const progressRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { ra
         if (!isRagError(error)) request.log.error({ err: error }, 'progress stream failed');
         sse.write(sseEvent('error', body));
       } finally {
+        unsubscribe?.();
         clearInterval(heartbeat);
         streams.delete(stop);
         sse.end();
