@@ -8,23 +8,7 @@ set -euo pipefail
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
 cd "$RAGTIME_ROOT"
 
-started=()
-services=(temporal milvus embeddings llm)
-for svc in "${services[@]}"; do
-  if ! bash scripts/services.sh status "$svc" >/dev/null 2>&1; then started+=("$svc"); fi
-done
-cleanup() {
-  local rc=$?
-  trap - EXIT INT TERM
-  if [[ ${#started[@]} -gt 0 ]]; then
-    echo "[test-llm] stopping the services this run started: ${started[*]}"
-    bash scripts/services.sh down "${started[@]}" || rc=1
-  fi
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-bash scripts/services.sh up "${services[@]}"
+# shellcheck source=scripts/own-services.sh
+source scripts/own-services.sh
+own_services temporal milvus embeddings llm
 npx jest -c test/llm/jest.config.js "$@"

@@ -15,27 +15,10 @@ started_at=$SECONDS
 
 bash scripts/setup.sh
 
-# Remember which services this run starts, so that it stops those and leaves the others running.
-started=()
-services=(temporal milvus embeddings postgres)
-for svc in "${services[@]}"; do
-  if ! bash scripts/services.sh status "$svc" >/dev/null 2>&1; then started+=("$svc"); fi
-done
-
-cleanup() {
-  local rc=$?
-  trap - EXIT INT TERM
-  if [[ ${#started[@]} -gt 0 ]]; then
-    echo "[test] stopping the services this run started: ${started[*]}"
-    bash scripts/services.sh down "${started[@]}" || rc=1
-  fi
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-
-bash scripts/services.sh up "${services[@]}"
+# The services this run starts are stopped at its end; those already running stay (scripts/own-services.sh).
+# shellcheck source=scripts/own-services.sh
+source scripts/own-services.sh
+own_services temporal milvus embeddings postgres
 
 failed=()
 step() {

@@ -1,6 +1,6 @@
 import type { AnswerDraft } from '../schemas/answer';
 import { normalizeForMatch, quoteOccursIn } from './verify-answer';
-import { CITATION_MARKER, splitSentences } from './sentences';
+import { markersOf, splitSentences } from './sentences';
 
 /*
  * A small model's habit (issue 34 §3, measured on the local model): citations with verbatim quotes, and an answer
@@ -29,7 +29,7 @@ const ENDING = /[。！？!?；;.]+$/u;
 
 /** The draft with its citations' markers placed, when its text has none; otherwise the draft as it is. */
 export function placeMissingMarkers(draft: AnswerDraft, documents: readonly string[]): AnswerDraft {
-  if (draft.citations.length === 0 || new RegExp(CITATION_MARKER.source).test(draft.answer)) return draft;
+  if (draft.citations.length === 0 || markersOf(draft.answer).length > 0) return draft;
   const sentences = splitSentences(draft.answer);
   const markers = sentences.map((): number[] => []);
   for (const citation of draft.citations) {

@@ -8,18 +8,7 @@ set -euo pipefail
 # shellcheck source=scripts/env.sh
 source "$(dirname "${BASH_SOURCE[0]}")/../env.sh"
 cd "$RAGTIME_ROOT"
-started=()
-for svc in milvus embeddings; do
-  if ! bash scripts/services.sh status "$svc" >/dev/null 2>&1; then started+=("$svc"); fi
-done
-cleanup() {
-  local rc=$?
-  trap - EXIT INT TERM
-  if [[ ${#started[@]} -gt 0 ]]; then bash scripts/services.sh down "${started[@]}" || rc=1; fi
-  exit "$rc"
-}
-trap cleanup EXIT
-trap 'exit 130' INT
-trap 'exit 143' TERM
-bash scripts/services.sh up milvus embeddings
+# shellcheck source=scripts/own-services.sh
+source scripts/own-services.sh
+own_services milvus embeddings
 npx jest -c test/cluster/jest.config.js "$@"
