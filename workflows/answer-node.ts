@@ -1,16 +1,13 @@
-import { ActivityFailure, isCancellation, proxyActivities, upsertMemo } from '@temporalio/workflow';
+import { ActivityFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
 import type { RagActivities } from '../activities/contracts';
 import type { RagRun } from '../core/run/rag-run';
 import * as steps from '../core/progress/step-messages';
 import { MODEL_CALL } from './activity-options';
 import { runErrorOf } from './failures';
 import { callAnswerWriter } from './graph-nodes';
-import { noteModels } from './publish-state';
+import { noteMemo, noteModels } from './publish-state';
 import { speculatorOf } from './speculation';
 import { stampNow } from './stamp-clock';
-
-/** Patch id of the answer node (added after the audit-local histories were recorded). */
-export const ANSWER_PATCH = 'ragtime-20261201-answer';
 
 const models = proxyActivities<RagActivities>(MODEL_CALL);
 
@@ -33,7 +30,7 @@ export async function generateAnswer(run: RagRun): Promise<void> {
     noteModels(run, first.producedBy);
     run.answer = first.data;
     // The Temporal UI's memo names who wrote the answer (the models memo names the provider's models).
-    upsertMemo({ answerModel: first.data.model });
+    noteMemo(run, { answerModel: first.data.model });
   } catch (error) {
     if (isCancellation(error) || !(error instanceof ActivityFailure)) throw error;
     run.answerError = runErrorOf(error);

@@ -5,11 +5,6 @@ import type { AuditIds } from '../core/audit/tool-invocation';
 import type { AuditBatch } from '../core/schemas/audit';
 import { AUDIT, AUDIT_LOCAL } from './activity-options';
 
-/** Patch id of the audit activity (added after the memo-models histories were recorded). */
-export const AUDIT_PATCH = 'ragtime-20261130-audit';
-/** Patch id of recording the audit as a local activity (added after the audit and encrypted histories). */
-export const AUDIT_LOCAL_PATCH = 'ragtime-20261130-audit-local';
-
 /**
  * How a run records its audit: not at all (histories from before AUDIT_PATCH), as a regular activity (histories
  * from before AUDIT_LOCAL_PATCH), or as a local activity — a small idempotent insert that the worker runs inside

@@ -1,4 +1,4 @@
-import { isCancellation, log, patched, proxyLocalActivities } from '@temporalio/workflow';
+import { isCancellation, log, proxyLocalActivities } from '@temporalio/workflow';
 import type { ConversationActivities, SessionKey } from '../activities/contracts';
 import { historyWindow } from '../core/conversation/history-window';
 import { conversationRecord } from '../core/conversation/open-turn';
@@ -8,9 +8,7 @@ import { CONVERSATION_LOCAL } from './activity-options';
 import { runErrorOf } from './failures';
 import { noteModels } from './publish-state';
 import { afterLocalActivity, stampNow } from './stamp-clock';
-
-/** Patch id of conversations (issue 25 §1): runs recorded before it neither read nor record session turns. */
-export const SESSION_TURNS_PATCH = 'ragtime-20261202-session-turns';
+import { SESSION_TURNS_PATCH, patchedFor } from './start-patches';
 
 const conversation = proxyLocalActivities<ConversationActivities>(CONVERSATION_LOCAL);
 
@@ -20,7 +18,7 @@ const conversation = proxyLocalActivities<ConversationActivities>(CONVERSATION_L
  * person's words and the window of earlier turns. A store that cannot be read makes this a first turn, said why.
  */
 export async function openConversation(run: RagRun, key: SessionKey): Promise<void> {
-  if (!patched(SESSION_TURNS_PATCH)) return;
+  if (!patchedFor(run, SESSION_TURNS_PATCH)) return;
   const asked = run.question;
   try {
     const opened = await afterLocalActivity(run, () => conversation.openTurn({ ...key, question: asked }), (result) => result.ranMs);

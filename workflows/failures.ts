@@ -2,9 +2,6 @@ import { ApplicationFailure, TemporalFailure } from '@temporalio/workflow';
 import { isRagError } from '../core/errors';
 import type { RunError } from '../core/schemas/run-io';
 
-/** Patch id of ending a cancelled run as CANCELLED with a `cancelled` audit event (added after the heartbeats histories). */
-export const CANCELLED_PATCH = 'ragtime-20261201-cancelled';
-
 /** What the outcome of a cancelled run reports (its Temporal status is CANCELLED). */
 export const cancelledRunError = (): RunError => ({ type: 'CANCELLED', message: 'the run was cancelled before it finished; ask again to start a new one' });
 

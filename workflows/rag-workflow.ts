@@ -4,7 +4,6 @@ import {
   allHandlersFinished,
   condition,
   isCancellation,
-  patched,
   setHandler,
   workflowInfo,
 } from '@temporalio/workflow';
@@ -12,10 +11,10 @@ import { describeZodError } from '../core/errors';
 import { parseHitlResumeState } from '../core/graph/hitl-resume';
 import { RagRun } from '../core/run/rag-run';
 import { HitlAnswer, RagWorkflowInput, type HitlSettings, type RagOutcome } from '../core/schemas/run-io';
-import { ANSWER_PATCH, generateAnswer } from './answer-node';
-import { AUDIT_LOCAL_PATCH, AUDIT_PATCH, AuditRecorder, type AuditMode } from './audit-recorder';
+import { generateAnswer } from './answer-node';
+import { AuditRecorder, type AuditMode } from './audit-recorder';
 import { openConversation, recordConversationTurn } from './conversation-node';
-import { CANCELLED_PATCH, cancelledRunError, runErrorOf, terminalFailure } from './failures';
+import { cancelledRunError, runErrorOf, terminalFailure } from './failures';
 import { fanOutAndSynthesize } from './fan-out';
 import { classifyComplexity, gradeDocuments, retrieveInitial, rewriteAndRetrieve } from './graph-nodes';
 import {
@@ -32,7 +31,16 @@ import { publishState } from './publish-state';
 import { resumeWithAnswer } from './resume-node';
 import { speculateAheadOfPlanner } from './speculate-ahead-of-planner';
 import { attachSpeculator } from './speculation';
-import { PLANNER_ATTEMPTS_PATCH, decidePatchesAtStart, patchedFor } from './start-patches';
+import {
+  ANSWER_PATCH,
+  AUDIT_LOCAL_PATCH,
+  AUDIT_PATCH,
+  CANCELLED_PATCH,
+  PLANNER_ATTEMPTS_PATCH,
+  decideOnePatch,
+  decidePatchesAtStart,
+  patchedFor,
+} from './start-patches';
 import { stampNow } from './stamp-clock';
 
 /**
@@ -52,9 +60,11 @@ export async function ragWorkflow(rawInput: RagWorkflowInput): Promise<RagOutcom
   const startedAt = Date.now();
   const run = new RagRun(startedAt);
   run.kb = input.kb ?? null;
+  // Patches are decided before anything else (workflows/start-patches.ts); older runs keep the order they asked in.
+  decideOnePatch(run);
   attachSpeculator(run, input.speculation);
   decidePatchesAtStart(run);
-  const recorder = new AuditRecorder(run.audit, ids, auditMode());
+  const recorder = new AuditRecorder(run.audit, ids, auditMode(run));
   run.audit.runStarted(startedAt, {
     resumed: input.resumeFrom !== undefined,
     maxRounds: input.hitl.maxRounds,
@@ -116,7 +126,7 @@ export async function ragWorkflow(rawInput: RagWorkflowInput): Promise<RagOutcom
   } catch (error) {
     // Cancelled from outside (RagClient.cancel, an MCP client cancelling its tool call): the audit says so and the
     // run ends CANCELLED. Histories from before CANCELLED_PATCH recorded a `failed` event instead.
-    if (isCancellation(error) && patched(CANCELLED_PATCH)) {
+    if (isCancellation(error) && patchedFor(run, CANCELLED_PATCH)) {
       run.audit.cancelled(stampNow(run), { route: run.route, rounds: run.rounds.filter((round) => round.round > 0).length });
       await CancellationScope.nonCancellable(() => recorder.settle());
       run.fail(cancelledRunError());
@@ -206,7 +216,7 @@ async function converse(run: RagRun, settings: HitlSettings, recorder: AuditReco
  * one (answer_null_reason `not_generated`).
  */
 async function answerNode(run: RagRun): Promise<void> {
-  if (!patched(ANSWER_PATCH)) {
+  if (!patchedFor(run, ANSWER_PATCH)) {
     run.answersEnabled = false;
     return;
   }
@@ -230,9 +240,9 @@ async function answerNode(run: RagRun): Promise<void> {
 }
 
 /** Histories recorded before the audit replay without it; those recorded before the local activity, with a regular one. */
-function auditMode(): AuditMode {
-  if (!patched(AUDIT_PATCH)) return 'off';
-  return patched(AUDIT_LOCAL_PATCH) ? 'local' : 'activity';
+function auditMode(run: RagRun): AuditMode {
+  if (!patchedFor(run, AUDIT_PATCH)) return 'off';
+  return patchedFor(run, AUDIT_LOCAL_PATCH) ? 'local' : 'activity';
 }
 
 function validateAnswer(run: RagRun, answer: unknown): void {

@@ -1,4 +1,4 @@
-import { CancellationScope, patched } from '@temporalio/workflow';
+import { CancellationScope } from '@temporalio/workflow';
 import type { RagRun } from '../core/run/rag-run';
 import type { Chunk } from '../core/schemas/retrieved-chunk';
 import {
@@ -8,12 +8,7 @@ import {
   type SpeculationRecord,
 } from '../core/schemas/speculation';
 import { stampNow } from './stamp-clock';
-
-/**
- * Patch id of speculative execution (issue 17 §2). Asked only by runs whose input names a level other than off, so a
- * run that does not speculate issues the commands it always did and every earlier history replays unchanged.
- */
-export const SPECULATION_PATCH = 'ragtime-20261201-speculation';
+import { SPECULATION_PATCH, patchedFor } from './start-patches';
 
 type Settled<T> = { ok: true; value: T } | { ok: false; error: unknown };
 type Kind = SpeculationRecord['kind'];
@@ -181,7 +176,7 @@ const speculators = new WeakMap<RagRun, Speculator>();
  * for SPECULATION_PATCH, so histories recorded before it replay as off.
  */
 export function attachSpeculator(run: RagRun, requested: SpeculationLevel | undefined): Speculator {
-  const level = requested && requested !== 'off' && patched(SPECULATION_PATCH) ? requested : 'off';
+  const level = requested && requested !== 'off' && patchedFor(run, SPECULATION_PATCH) ? requested : 'off';
   const speculator = new Speculator(level, run);
   speculators.set(run, speculator);
   return speculator;

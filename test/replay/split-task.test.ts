@@ -5,7 +5,7 @@ import { DefaultLogger, Runtime, Worker, type WorkflowBundle } from '@temporalio
 import { cachedWorkflowBundle } from '../../workers/workflow-bundle';
 import { ragtimeDataConverter } from '../../client/codec/data-converter';
 import { TEST_KEYRING } from '../support/codec-keys';
-import { PATCHES_AT_START } from '../../workflows/start-patches';
+import { ONE_PATCH, PATCHES_AT_START } from '../../workflows/start-patches';
 import { localActivities, splitAfterLocalActivity } from '../support/split-workflow-task';
 
 /*
@@ -24,9 +24,13 @@ const workflowIdOf = (json: { events: Array<{ workflowExecutionStartedEventAttri
   json.events[0]!.workflowExecutionStartedEventAttributes!.workflowId;
 const replay = (json: ReturnType<typeof readHistory>) => Worker.runReplayHistory({ workflowBundle, dataConverter }, historyFromJSON(json), workflowIdOf(json));
 
-const PATCH_MARKER_AT_START = Buffer.from(JSON.stringify({ id: PATCHES_AT_START, deprecated: false })).toString('base64');
-/** Histories recorded since the patches are decided at start (every tag from patches-at-start on). */
-const atStart = readdirSync(HISTORY_DIR).filter((file) => readFileSync(path.join(HISTORY_DIR, file), 'utf8').includes(PATCH_MARKER_AT_START));
+const markerOf = (id: string) => Buffer.from(JSON.stringify({ id, deprecated: false })).toString('base64');
+const MARKERS_AT_START = [markerOf(PATCHES_AT_START), markerOf(ONE_PATCH)];
+/** Histories recorded since the patches are decided at start (every tag from patches-at-start on, one-patch's too). */
+const atStart = readdirSync(HISTORY_DIR).filter((file) => {
+  const text = readFileSync(path.join(HISTORY_DIR, file), 'utf8');
+  return MARKERS_AT_START.some((marker) => text.includes(marker));
+});
 /** Each of their local activities, as a place to cut. */
 const cuts = atStart.flatMap((file) => localActivities(readHistory(file)).map(({ eventId, activityType }) => [file, activityType, eventId] as const));
 
