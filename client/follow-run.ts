@@ -53,10 +53,13 @@ export async function followRun(
     wake();
   });
   const pace = unsubscribe && !listener.steps ? Math.max(intervalMs, PUSHED_INTERVAL_MS) : intervalMs;
+  // The first read and the last ones trust the pushes (client/read-answer-stream.ts): with a pushing side channel, a
+  // run is asked which generation it shows once per generation, not also at the start and the end (issue 36 §2).
+  let trustPushes = true;
   const readAnswer = () => {
     const pushed = written;
     written = undefined;
-    return answer ? readAnswerStream(view, rag, workflowId, answer.reader, (messages) => held.push(...messages), pushed) : Promise.resolve(true);
+    return answer ? readAnswerStream(view, rag, workflowId, answer.reader, (messages) => held.push(...messages), pushed, trustPushes) : Promise.resolve(true);
   };
   /**
    * The answer is read before the steps and shown after them: the run names the generation it shows in the same
@@ -74,6 +77,7 @@ export async function followRun(
   const loop = (async () => {
     while (!settled) {
       await read();
+      trustPushes = false;
       if (!settled && written === undefined) await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, pace);
         wake = () => {
@@ -89,6 +93,7 @@ export async function followRun(
     // The outcome is here: no waiting out the interval before the last reads.
     wake();
     await loop;
+    trustPushes = true;
     // The last steps and what the writer published before the run settled (read again, waiting longer each time, if
     // either read fails: a busy store, a query of the closed run timing out), then the record.
     for (let tries = 1; !(await read()) && tries < FINAL_READS; tries += 1) await new Promise((resolve) => setTimeout(resolve, intervalMs * 2 ** tries));

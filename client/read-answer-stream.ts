@@ -22,8 +22,14 @@ export async function readAnswerStream(
   emit: (messages: AnswerStreamMessage[]) => void,
   /** The generation a push said was written: when it is the one already shown, the run is not asked again. */
   written?: string,
+  /**
+   * No push since the last read, and none missed: the run is not asked (issue 36 §2). True for a pushing side
+   * channel's first read (nothing is written before the first push wakes the reader) and its last (the outcome's
+   * record follows); the fallback poll asks, in case a push of a new generation was lost.
+   */
+  trustPushes = false,
 ): Promise<boolean> {
-  const known = written !== undefined && view.reading?.generation === written;
+  const known = written !== undefined ? view.reading?.generation === written : trustPushes && reader.onAppend !== undefined;
   const state = known ? null : await rag.getAnswerStream(workflowId).catch(() => null);
   if (state?.generation) emit(view.follow(state.generation, state.docs));
   const reading = view.reading;

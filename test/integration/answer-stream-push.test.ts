@@ -62,7 +62,7 @@ describe('answer stream push (PostgreSQL LISTEN/NOTIFY)', () => {
     expect(woken).toHaveLength(1);
   });
 
-  test('followAnswer shows the text as it is written, without waiting out a 60 s poll, and asks the run once per generation', async () => {
+  test('followAnswer shows the text as it is written, without waiting out a 60 s poll, and asks the run once per generation, only then', async () => {
     const run = `push-follow-${randomUUID()}`;
     let queries = 0;
     const rag = {
@@ -98,6 +98,9 @@ describe('answer stream push (PostgreSQL LISTEN/NOTIFY)', () => {
     expect(queries - queriesBefore).toBe(0);
     settle({ status: 'completed', route: 'no_knowledge', answer: null, docs: [] } as unknown as RagOutcome);
     await following;
+    // Issue 36 §2: over the whole follow, the run was asked once — for the generation's first push; not at the first
+    // read (nothing written yet) nor at the last (the outcome's record follows).
+    expect(queries).toBe(1);
   });
 
   test('SQLite has no push: its readers poll', () => {

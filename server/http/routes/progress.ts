@@ -78,9 +78,9 @@ export const progressRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { ra
     // 'close' on the response: the stream ended or the client disconnected (not the request's 'close').
     reply.raw.on('close', stop);
     const heartbeat = setInterval(() => sse.write(SSE_HEARTBEAT), limits.heartbeatMs);
-    const pause = () =>
+    const pause = (ms = limits.progressPollMs) =>
       new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, limits.progressPollMs);
+        const timer = setTimeout(resolve, ms);
         wake = () => {
           clearTimeout(timer);
           resolve();
@@ -113,32 +113,43 @@ export const progressRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { ra
       written = generation;
       wake();
     });
-    const readAnswer = async (): Promise<AnswerStreamMessage[]> => {
+    /** `last`: the read after the run settled trusts the pushes (client/read-answer-stream.ts); the record follows. */
+    const readAnswer = async (last = false): Promise<AnswerStreamMessage[]> => {
       const read: AnswerStreamMessage[] = [];
       const pushed = written;
       written = undefined;
-      if (answerStream) await readAnswerStream(answer, rag, workflowId, answerStream, (messages) => read.push(...messages), pushed);
+      if (answerStream) await readAnswerStream(answer, rag, workflowId, answerStream, (messages) => read.push(...messages), pushed, last);
       return read;
     };
 
     // Issue 33 §3: the answer is read before the snapshot and sent after its steps. The run names the generation it
     // shows in the workflow task that logs the answer's step, so every step logged before what the answer read saw
     // is in the snapshot read next, and no answer event passes the step that led to it.
+    // A push of the generation already shown (its step was in an earlier snapshot) is read and sent at once, without
+    // asking the run for a snapshot: the run is asked once per poll interval, not once per written batch (issue 36 §2).
+    const pushedShownGeneration = () => written !== undefined && written === answer.reading?.generation;
     const follow = async () => {
       let held: AnswerStreamMessage[] = [];
+      let snapshotAt = Date.now();
       try {
         for (;;) {
           for (; sent < current.steps.length; sent += 1) sse.write(sseEvent('step', current.steps[sent], sent));
           sendAnswer(held);
           if (current.outcome.status !== 'running') {
             // Every step is out: what the writer published before the run settled, then the record.
-            if (answerStream) sendAnswer([...(await readAnswer()), ...answer.finish(current.outcome.status === 'completed' ? current.outcome.answer : null, current.outcome.docs)]);
+            if (answerStream) sendAnswer([...(await readAnswer(true)), ...answer.finish(current.outcome.status === 'completed' ? current.outcome.answer : null, current.outcome.docs)]);
             sse.write(sseEvent('outcome', current.outcome));
             return;
           }
-          await pause();
+          await pause(Math.max(0, limits.progressPollMs - (Date.now() - snapshotAt)));
           if (stopped) return;
+          if (pushedShownGeneration() && Date.now() - snapshotAt < limits.progressPollMs) {
+            held = [];
+            sendAnswer(await readAnswer());
+            continue;
+          }
           held = await readAnswer();
+          snapshotAt = Date.now();
           const next = await nextSnapshot();
           if (next === null) return;
           current = next;

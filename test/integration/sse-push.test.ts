@@ -1,0 +1,68 @@
+import type { AnswerRequest } from '../../activities/ports';
+import type { RagClient } from '../../client/rag-client';
+import type { AnswerDraft } from '../../core/schemas/answer';
+import { RunStarted } from '../../server/http/api-schemas';
+import { bearer, httpModels, openHttpHarness, simpleQuestion, type HttpHarness } from '../support/http-harness';
+import { sessionId } from '../workflows/harness';
+import { services } from '../support/services';
+
+/*
+ * Issue 36 §2–§3: the progress stream (SSE) on PostgreSQL is woken by each append of the answer's text, and sends it
+ * at once; it asks the run for a snapshot (outcome and steps) once per poll interval, not once per append. Before,
+ * every pushed batch of text also cost two queries through the worker.
+ */
+
+const PIECES = 30;
+const PIECE_MS = 60;
+const PIECE = '丹瑾是湮灭属性角色[1]。';
+const POLL_MS = 1_000;
+
+/** The answer in PIECES deltas PIECE_MS apart, each a cited sentence of the default retrieval's passage. */
+async function writeManyDeltas(request: AnswerRequest): Promise<AnswerDraft> {
+  for (let i = 0; i < PIECES; i += 1) {
+    await new Promise((resolve) => setTimeout(resolve, PIECE_MS));
+    request.onText?.({ kind: 'delta', text: PIECE });
+  }
+  return { answer: PIECE.repeat(PIECES), citations: [{ marker: 1, doc_index: 1, quote: '丹瑾是湮灭属性角色' }] };
+}
+
+let harness: HttpHarness;
+beforeAll(async () => {
+  harness = await openHttpHarness({ databaseUrl: services.testDatabaseUrl, models: { ...httpModels, writeAnswer: writeManyDeltas } });
+}, 120_000);
+afterAll(() => harness?.close());
+
+test('a pushed answer is sent as it is written, and the run is asked once per poll interval, not once per append', async () => {
+  let snapshots = 0;
+  const rag = new Proxy(harness.rag, {
+    get(target, property, receiver) {
+      if (property === 'getProgress') {
+        return (...args: Parameters<RagClient['getProgress']>) => {
+          snapshots += 1;
+          return target.getProgress(...args);
+        };
+      }
+      const value: unknown = Reflect.get(target, property, receiver);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
+  });
+  const app = harness.server({ rag, limits: { bodyLimitBytes: 64 * 1024, progressPollMs: POLL_MS, heartbeatMs: 5_000 } });
+  try {
+    const asked = await app.inject({ method: 'POST', url: '/api/runs', headers: bearer('acme'), payload: { question: simpleQuestion('多段'), sessionId: sessionId(), wait: false } });
+    const started = RunStarted.parse(JSON.parse(asked.body));
+    const opened = Date.now();
+    const response = await app.inject({ method: 'GET', url: `/api/runs/${started.workflowId}/progress`, headers: bearer('acme') });
+    const seconds = (Date.now() - opened) / 1000;
+    const events = response.body.split('\n\n').filter((block) => block.startsWith('event: '));
+    const deltas = events.filter((block) => block.startsWith('event: answer') && block.includes('"type":"delta"'));
+    expect(events.at(-1)).toMatch(/^event: outcome/);
+    // The writer's 20 ms batches: most pieces come as a push of their own.
+    expect(deltas.length).toBeGreaterThanOrEqual(PIECES / 2);
+    console.log(`${deltas.length} answer deltas in ${seconds.toFixed(1)} s; ${snapshots} snapshots at a ${POLL_MS} ms poll`);
+    // One snapshot before the stream opens, one per poll interval, one when the answer's generation first shows, and
+    // one more for a poll cut short by it; never one per append.
+    expect(snapshots).toBeLessThanOrEqual(Math.ceil(seconds * (1000 / POLL_MS)) + 3);
+  } finally {
+    await app.close();
+  }
+}, 60_000);
