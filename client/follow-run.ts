@@ -2,7 +2,7 @@ import { AnswerStreamView } from '../core/answer-stream/answer-stream-view';
 import type { RagStep } from '../core/progress/rag-step';
 import type { AnswerStreamMessage } from '../core/schemas/answer-stream';
 import type { RagOutcome } from '../core/schemas/run-io';
-import { readAnswerStream, type AnswerStreamReader } from './read-answer-stream';
+import { pushCollector, readAnswerStream, type AnswerStreamReader } from './read-answer-stream';
 import { FINAL_READS, stepFlusher } from './follow-progress';
 import type { RagClient } from './rag-client';
 
@@ -47,20 +47,17 @@ export async function followRun(
   // Issue 36 §3: with a pushing side channel (PostgreSQL), a write wakes the loop at once; the interval stays as the
   // fallback (and as the pace of the progress steps, which only the run's query gives). Without steps to follow,
   // the fallback slows to PUSHED_INTERVAL_MS: a push says when there is text to read.
-  let written: string | undefined;
-  const unsubscribe = answer?.reader.onAppend?.(workflowId, (generation) => {
-    written = generation;
+  const pushes = pushCollector();
+  const unsubscribe = answer?.reader.onAppend?.(workflowId, (generation, events) => {
+    pushes.push(generation, events);
     wake();
   });
   const pace = unsubscribe && !listener.steps ? Math.max(intervalMs, PUSHED_INTERVAL_MS) : intervalMs;
   // The first read and the last ones trust the pushes (client/read-answer-stream.ts): with a pushing side channel, a
   // run is asked which generation it shows once per generation, not also at the start and the end (issue 36 §2).
   let trustPushes = true;
-  const readAnswer = () => {
-    const pushed = written;
-    written = undefined;
-    return answer ? readAnswerStream(view, rag, workflowId, answer.reader, (messages) => held.push(...messages), pushed, trustPushes) : Promise.resolve(true);
-  };
+  const readAnswer = () =>
+    answer ? readAnswerStream(view, rag, workflowId, answer.reader, (messages) => held.push(...messages), { ...pushes.take(), trustPushes }) : Promise.resolve(true);
   /**
    * The answer is read before the steps and shown after them: the run names the generation it shows in the same
    * workflow task that logs the step before it, so every step logged before what this read saw is in the steps read
@@ -78,7 +75,7 @@ export async function followRun(
     while (!settled) {
       await read();
       trustPushes = false;
-      if (!settled && written === undefined) await new Promise<void>((resolve) => {
+      if (!settled && !pushes.pending()) await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, pace);
         wake = () => {
           clearTimeout(timer);

@@ -5,9 +5,46 @@ import type { RagClient } from './rag-client';
 /** Reads the side channel the answer writer publishes to (the audit store's database; see activities/adapters/sql-answer-stream.ts). */
 export type AnswerStreamReader = {
   eventsOf(workflowId: string, generation: string, after: { attempt: number; seq: number }): Promise<StreamEvent[]>;
-  /** A push when events of the run are written (PostgreSQL's NOTIFY, issue 36 §3); without it, readers poll. */
-  onAppend?(workflowId: string, listener: (generation: string) => void): () => void;
+  /**
+   * A push when events of the run are written (PostgreSQL's NOTIFY, issue 36 §3), with the events when the
+   * notification could carry them; without it, readers poll.
+   */
+  onAppend?(workflowId: string, listener: (generation: string, events?: StreamEvent[]) => void): () => void;
 };
+
+/** What the pushes since the last read said (client/follow-run.ts and the SSE route collect them). */
+export type PushedSinceRead = {
+  /** The generation the last push named. */
+  written?: string;
+  /** The events the pushes carried, in arrival order; null when one came without them (read the store). */
+  events?: StreamEvent[] | null;
+  /**
+   * No push since the last read, and none missed: the run is not asked (issue 36 §2). True for a pushing side
+   * channel's first read (nothing is written before the first push wakes the reader) and its last (the outcome's
+   * record follows); the fallback poll asks, in case a push of a new generation was lost.
+   */
+  trustPushes?: boolean;
+};
+
+/** Collects pushes between reads: call `push` from onAppend, `take` at each read. */
+export function pushCollector(): { push(generation: string, events?: StreamEvent[]): void; take(): PushedSinceRead; pending(): boolean } {
+  let written: string | undefined;
+  let events: StreamEvent[] | null = [];
+  return {
+    push(generation, pushed) {
+      if (written !== undefined && written !== generation) events = null;
+      written = generation;
+      events = events && pushed ? [...events, ...pushed] : null;
+    },
+    take() {
+      const taken = { written, events: written === undefined ? undefined : events };
+      written = undefined;
+      events = [];
+      return taken;
+    },
+    pending: () => written !== undefined,
+  };
+}
 
 /**
  * One read of a run's answer stream into `view`: which generation the run shows (its query), then that generation's
@@ -20,16 +57,20 @@ export async function readAnswerStream(
   workflowId: string,
   reader: AnswerStreamReader,
   emit: (messages: AnswerStreamMessage[]) => void,
-  /** The generation a push said was written: when it is the one already shown, the run is not asked again. */
-  written?: string,
   /**
-   * No push since the last read, and none missed: the run is not asked (issue 36 §2). True for a pushing side
-   * channel's first read (nothing is written before the first push wakes the reader) and its last (the outcome's
-   * record follows); the fallback poll asks, in case a push of a new generation was lost.
+   * What was pushed since the last read: a push of the generation already shown needs no question to the run, and
+   * when it carried its events, no read of the store either.
    */
-  trustPushes = false,
+  { written, events: pushed, trustPushes = false }: PushedSinceRead = {},
 ): Promise<boolean> {
   const known = written !== undefined ? view.reading?.generation === written : trustPushes && reader.onAppend !== undefined;
+  if (known && written !== undefined && pushed) {
+    const messages = view.takeContinuing(pushed);
+    if (messages) {
+      emit(messages);
+      return true;
+    }
+  }
   const state = known ? null : await rag.getAnswerStream(workflowId).catch(() => null);
   if (state?.generation) emit(view.follow(state.generation, state.docs));
   const reading = view.reading;

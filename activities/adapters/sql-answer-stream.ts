@@ -16,10 +16,11 @@ export type AnswerStreamStore = {
   /** The events of one generation after (attempt, seq), in order. */
   eventsOf(workflowId: string, generation: string, after: { attempt: number; seq: number }): Promise<StreamEvent[]>;
   /**
-   * Calls `listener` (with the generation written) whenever events of the run are appended by any process (issue 36
-   * §3): PostgreSQL's NOTIFY. Absent on SQLite, whose readers poll. Returns the unsubscribe.
+   * Calls `listener` (with the generation written, and the events appended when the notification could carry them)
+   * whenever events of the run are appended by any process (issue 36 §3): PostgreSQL's NOTIFY. Absent on SQLite,
+   * whose readers poll. Returns the unsubscribe.
    */
-  onAppend?(workflowId: string, listener: AppendListener): () => void;
+  onAppend?(workflowId: string, listener: PushListener): () => void;
   /** Erases every event of these runs (issue 35 §2); returns how many went. */
   eraseRuns(workflowIds: readonly string[]): Promise<number>;
   /**
@@ -33,6 +34,15 @@ export type AnswerStreamStore = {
 export type SqlAnswerStreamStore = AnswerStreamStore & { readonly backend: SqlBackend; migrate(): Promise<string[]> };
 
 const STORE = 'answer stream store';
+
+/** A subscriber of the pushes: the generation written, and its events when the notification carried them. */
+export type PushListener = (generation: string, events?: StreamEvent[]) => void;
+
+/** The events a notification carried, checked as the stored ones are; none when they do not parse. */
+const pushedEvents = (listener: PushListener): AppendListener => (generation, events) => {
+  const parsed = events === undefined ? null : StreamEvent.array().safeParse(events);
+  listener(generation, parsed?.success ? parsed.data : undefined);
+};
 
 const toEvent = (row: Selectable<AnswerStreamTable>): StreamEvent =>
   StreamEvent.parse({ generation: row.generation, attempt: Number(row.attempt), seq: Number(row.seq), kind: row.kind, text: row.text });
@@ -49,15 +59,25 @@ export function createAnswerStreamStore(location: SqlLocation): SqlAnswerStreamS
       ready('append', async () => {
         if (events.length === 0) return;
         const rows = events.map((event) => ({ workflow_id: workflowId, ...event, created_at: at }));
-        await db.insertInto('answer_stream_event').values(rows).onConflict((oc) => oc.doNothing()).execute();
-        // After the rows are visible: a woken listener reads them at once. One notification per generation written.
-        if (notifications) {
-          for (const generation of new Set(events.map((event) => event.generation))) {
-            await sql`select pg_notify(${ANSWER_STREAM_CHANNEL}, ${notificationPayload(workflowId, generation)})`.execute(db);
-          }
+        const insert = db.insertInto('answer_stream_event').values(rows).onConflict((oc) => oc.doNothing());
+        if (!notifications) {
+          await insert.execute();
+          return;
         }
+        // One statement, one round trip (issue 36 §2): the rows and a notification per generation written. PostgreSQL
+        // delivers a NOTIFY when its transaction commits, so a woken listener finds the rows there.
+        const generations = [...new Set(events.map((event) => event.generation))];
+        await db
+          .with('inserted', () => insert.returning('seq'))
+          .selectNoFrom(
+            generations.map((generation, i) => {
+              const payload = notificationPayload(workflowId, generation, events.filter((event) => event.generation === generation));
+              return sql<string>`pg_notify(${ANSWER_STREAM_CHANNEL}, ${payload})`.as(`n${i}`);
+            }),
+          )
+          .execute();
       }),
-    ...(notifications ? { onAppend: (workflowId: string, listener: AppendListener) => notifications.subscribe(workflowId, listener) } : {}),
+    ...(notifications ? { onAppend: (workflowId: string, listener: PushListener) => notifications.subscribe(workflowId, pushedEvents(listener)) } : {}),
     eventsOf: (workflowId, generation, after) =>
       ready('eventsOf', async () => {
         const rows = await db

@@ -84,6 +84,23 @@ export class AnswerStreamView {
     return messages;
   }
 
+  /**
+   * `take` for events a push carried, when they continue where reading stands (the attempt's next seq, or a later
+   * attempt's first); null when they do not: events were missed, and the store is read instead.
+   */
+  takeContinuing(events: readonly StreamEvent[]): AnswerStreamMessage[] | null {
+    const ordered = events.filter((event) => event.generation === this.generation).sort((a, b) => a.attempt - b.attempt || a.seq - b.seq);
+    let at = this.cursor;
+    for (const event of ordered) {
+      const seen = event.attempt < at.attempt || (event.attempt === at.attempt && event.seq <= at.seq);
+      if (seen) continue;
+      const next = (event.attempt === at.attempt && event.seq === at.seq + 1) || (event.attempt > at.attempt && event.seq === 0);
+      if (!next) return null;
+      at = { attempt: event.attempt, seq: event.seq };
+    }
+    return this.take(ordered);
+  }
+
   /** The run settled: its answer (null when it has none) ends the stream, once. */
   finish(answer: RagAnswer | null, docs: readonly Chunk[]): AnswerStreamMessage[] {
     if (this.finished) return [];

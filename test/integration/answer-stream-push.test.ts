@@ -74,20 +74,25 @@ describe('answer stream push (PostgreSQL LISTEN/NOTIFY)', () => {
     let settle: (outcome: RagOutcome) => void = () => undefined;
     const pending = new Promise<RagOutcome>((resolve) => (settle = resolve));
     const shown: Array<{ text: string; at: number }> = [];
-    const following = followAnswer(pending, rag, run, reader, (message: AnswerStreamMessage) => {
+    let reads = 0;
+    const counted = { eventsOf: (...args: Parameters<typeof reader.eventsOf>) => ((reads += 1), reader.eventsOf(...args)), onAppend: reader.onAppend };
+    const following = followAnswer(pending, rag, run, counted, (message: AnswerStreamMessage) => {
       if (message.type === 'delta') shown.push({ text: message.text, at: Date.now() });
     }, { intervalMs: 60_000 });
     // The first read (at once) asks the run for its generation; the LISTEN may still be connecting, so write until
     // the first text is shown, then time the next writes.
-    for (let seq = 0; shown.length === 0 && seq < 50; seq += 1) {
+    let seq = 0;
+    for (; shown.length === 0 && seq < 50; seq += 1) {
       await writer.append(run, [delta('g1', seq, '丹瑾')], now());
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
     expect(shown.length).toBeGreaterThan(0);
     const before = shown.length;
     const queriesBefore = queries;
+    const readsBefore = reads;
     const lags: number[] = [];
-    for (let seq = 100; seq < 105; seq += 1) {
+    // The writer's next events, in order (as the publisher numbers them).
+    for (const last = seq + 5; seq < last; seq += 1) {
       const wrote = Date.now();
       await writer.append(run, [delta('g1', seq, `第${seq}段`)], now());
       while (shown.length === before + lags.length) await new Promise((resolve) => setTimeout(resolve, 2));
@@ -96,6 +101,8 @@ describe('answer stream push (PostgreSQL LISTEN/NOTIFY)', () => {
     console.log(`shown after ${lags.join(', ')} ms; ${queries - queriesBefore} answerStream queries for 5 writes of one generation`);
     expect(Math.max(...lags)).toBeLessThan(1_000);
     expect(queries - queriesBefore).toBe(0);
+    // Issue 36 §2: each notification carried its events, which continued the text shown: no read of the store.
+    expect(reads - readsBefore).toBe(0);
     settle({ status: 'completed', route: 'no_knowledge', answer: null, docs: [] } as unknown as RagOutcome);
     await following;
     // Issue 36 §2: over the whole follow, the run was asked once — for the generation's first push; not at the first

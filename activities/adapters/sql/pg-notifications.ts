@@ -7,10 +7,14 @@ import { Client } from 'pg';
  * subscribers are not woken, and they still poll (slower); the next subscription reconnects.
  */
 
-/** The answer stream's channel; the payload is `{"w": workflowId, "g": generation}`. */
+/**
+ * The answer stream's channel; the payload is `{"w": workflowId, "g": generation, "e": events}`, `e` (the events
+ * appended, as stored) only when the payload stays under PostgreSQL's limit: a listener then needs no read.
+ */
 export const ANSWER_STREAM_CHANNEL = 'ragtime_answer_stream';
 
-export type AppendListener = (generation: string) => void;
+/** `events`: what the notification carried (unchecked: the subscriber validates it), absent when it was too long. */
+export type AppendListener = (generation: string, events?: unknown) => void;
 
 export type PgNotifications = {
   /** Calls `listener` whenever events of `key` are appended, from any process; returns the unsubscribe. */
@@ -18,10 +22,16 @@ export type PgNotifications = {
   close(): Promise<void>;
 };
 
-type Payload = { w: string; g: string };
+type Payload = { w: string; g: string; e?: unknown };
 
-/** The notification's payload for one append (PostgreSQL caps payloads at 8,000 bytes; ids are far shorter). */
-export const notificationPayload = (workflowId: string, generation: string): string => JSON.stringify({ w: workflowId, g: generation } satisfies Payload);
+/** PostgreSQL refuses payloads of 8,000 bytes or more; a payload with its events above this goes without them. */
+const MAX_PAYLOAD_BYTES = 7_900;
+
+/** The notification's payload for one append: the run, the generation, and the events when they fit. */
+export function notificationPayload(workflowId: string, generation: string, events: unknown): string {
+  const withEvents = JSON.stringify({ w: workflowId, g: generation, e: events } satisfies Payload);
+  return Buffer.byteLength(withEvents) < MAX_PAYLOAD_BYTES ? withEvents : JSON.stringify({ w: workflowId, g: generation } satisfies Payload);
+}
 
 export function createPgNotifications(databaseUrl: string, channel = ANSWER_STREAM_CHANNEL): PgNotifications {
   const listeners = new Map<string, Set<AppendListener>>();
@@ -35,7 +45,7 @@ export function createPgNotifications(databaseUrl: string, channel = ANSWER_STRE
     } catch {
       return;
     }
-    for (const listener of listeners.get(payload.w) ?? []) listener(payload.g);
+    for (const listener of listeners.get(payload.w) ?? []) listener(payload.g, payload.e);
   };
 
   const connect = (): Promise<Client | null> => {

@@ -8,6 +8,7 @@ import type { AnswerStreamMessage } from '../../../core/schemas/answer-stream';
 import type { RagOutcome } from '../../../core/schemas/run-io';
 import { isRagError } from '../../../core/errors';
 import { readAnswerStream } from '../../../client/follow-answer';
+import { pushCollector } from '../../../client/read-answer-stream';
 import type { RagClient } from '../../../client/rag-client';
 import { ApiError, RunParams } from '../api-schemas';
 import { findOwnedRun } from '../run-access';
@@ -108,17 +109,18 @@ export const progressRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { ra
     const answer = new AnswerStreamView();
     const sendAnswer = (messages: AnswerStreamMessage[]) => messages.forEach((message) => sse.write(sseEvent('answer', message)));
     // Issue 36 §3: a pushing side channel (PostgreSQL) wakes the pause when text is written; the poll stays for steps.
+    const pushes = pushCollector();
     let written: string | undefined;
-    const unsubscribe = answerStream?.onAppend?.(workflowId, (generation) => {
+    const unsubscribe = answerStream?.onAppend?.(workflowId, (generation, events) => {
+      pushes.push(generation, events);
       written = generation;
       wake();
     });
     /** `last`: the read after the run settled trusts the pushes (client/read-answer-stream.ts); the record follows. */
     const readAnswer = async (last = false): Promise<AnswerStreamMessage[]> => {
       const read: AnswerStreamMessage[] = [];
-      const pushed = written;
       written = undefined;
-      if (answerStream) await readAnswerStream(answer, rag, workflowId, answerStream, (messages) => read.push(...messages), pushed, last);
+      if (answerStream) await readAnswerStream(answer, rag, workflowId, answerStream, (messages) => read.push(...messages), { ...pushes.take(), trustPushes: last });
       return read;
     };
 
