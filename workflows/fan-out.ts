@@ -5,6 +5,7 @@ import * as steps from '../core/progress/step-messages';
 import { subQuestionWorkflowId } from './messages';
 import { subQuestionWorkflow } from './sub-question-workflow';
 import { stampNow } from './stamp-clock';
+import { recordsOnePatch } from './start-patches';
 
 const SUMMARY_LENGTH = 120;
 const shorten = (text: string): string => ([...text].length > SUMMARY_LENGTH ? `${[...text].slice(0, SUMMARY_LENGTH - 1).join('')}…` : text);
@@ -20,7 +21,7 @@ export async function fanOutAndSynthesize(run: RagRun, progressOrigin: number): 
     run.subQuestions.map((question, i) =>
       executeChild(subQuestionWorkflow, {
         workflowId: subQuestionWorkflowId(parentId, i + 1),
-        args: [{ question, index: i + 1, progressOrigin, ...(run.kb === null ? {} : { kb: run.kb }) }],
+        args: [{ question, index: i + 1, progressOrigin, ...(run.kb === null ? {} : { kb: run.kb }), ...(recordsOnePatch(run) ? { onePatch: true } : {}) }],
         staticSummary: shorten(`子问题 ${i + 1}: ${question}`),
       }),
     ),

@@ -8,11 +8,7 @@ import { RAG_COMPLEXITY, RAG_HITL_ROUNDS, RAG_ROUTE, RAG_STATUS } from './search
  * input, by route or by complexity, and shows what a waiting run asked.
  */
 export function publishState(run: RagRun): void {
-  const memo = pendingMemo.get(run);
-  if (memo) {
-    upsertMemo(memo);
-    pendingMemo.delete(run);
-  }
+  publishMemo(run);
   upsertSearchAttributes([
     { key: RAG_STATUS, value: run.status },
     ...(run.route ? [{ key: RAG_ROUTE, value: run.route }] : []),
@@ -28,6 +24,14 @@ export function publishState(run: RagRun): void {
 
 /** Memo fields waiting for the run's next publishState (runs that record ONE_PATCH). */
 const pendingMemo = new WeakMap<RagRun, Record<string, string>>();
+
+/** Writes the memo fields noted since the last write, in one memo change (sub-questions call it as they end). */
+export function publishMemo(run: RagRun): void {
+  const memo = pendingMemo.get(run);
+  if (!memo) return;
+  upsertMemo(memo);
+  pendingMemo.delete(run);
+}
 
 /**
  * Sets memo fields (the Temporal UI shows them with the run). Runs that record ONE_PATCH write them with the next

@@ -72,6 +72,14 @@ export function decidePatchesAtStart(run: RagRun): void {
   if (!takenByOnePatch.has(run) && patched(PATCHES_AT_START)) decidedAtStart.add(run);
 }
 
+/**
+ * A sub-question's run whose parent recorded ONE_PATCH (its input says so: recorded in its history, so a replay
+ * decides alike): it takes every patch without a marker of its own (issue 36 §2).
+ */
+export function takeOnePatchFromParent(run: RagRun): void {
+  takenByOnePatch.add(run);
+}
+
 /** True for runs that recorded ONE_PATCH: they may issue fewer commands (workflows/publish-state.ts's memo). */
 export const recordsOnePatch = (run: RagRun): boolean => takenByOnePatch.has(run);
 

@@ -7,6 +7,8 @@ import { subQuestionGroup } from '../core/progress/step-messages';
 import { RagRun } from '../core/run/rag-run';
 import { gradeDocuments, retrieveInitial } from './graph-nodes';
 import { progressQuery } from './messages';
+import { publishMemo } from './publish-state';
+import { takeOnePatchFromParent } from './start-patches';
 
 export type SubQuestionInput = {
   question: string;
@@ -15,6 +17,8 @@ export type SubQuestionInput = {
   progressOrigin?: number;
   /** The parent run's knowledge base (absent: the worker's default). */
   kb?: string;
+  /** The parent recorded ONE_PATCH: this run asks no patch either (absent in children started before it). */
+  onePatch?: boolean;
 };
 export type SubQuestionOutput = {
   subResult: SubResult;
@@ -38,6 +42,7 @@ export async function subQuestionWorkflow(input: SubQuestionInput): Promise<SubQ
   const run = new RagRun(input.progressOrigin ?? Date.now());
   run.question = input.question;
   run.kb = input.kb ?? null;
+  if (input.onePatch) takeOnePatchFromParent(run);
   run.audit.forSubQuestion(input.index);
   // Message handlers
   setHandler(progressQuery, () => run.steps());
@@ -45,6 +50,7 @@ export async function subQuestionWorkflow(input: SubQuestionInput): Promise<SubQ
   const group = { group: subQuestionGroup(input.index), groupLabel: input.question };
   await retrieveInitial(run, group);
   await gradeDocuments(run, true, group);
+  publishMemo(run);
   const info = workflowInfo();
   // Keyed with the child's ids here; the parent re-keys it with its own (it knows the session, the child does not).
   const audit = run.audit.take({ sessionId: '', workflowId: info.workflowId, runId: info.runId })?.invocations[0];

@@ -74,3 +74,27 @@ test.each([
 
   await Worker.runReplayHistory({ workflowBundle: env.workflowBundle, dataConverter: env.dataConverter }, history, workflowId);
 }, 60_000);
+
+test('sub-questions of a new run ask no patch: the parent says so in their input; each writes its memo once', async () => {
+  const QC = '比较丹瑾与卡卡罗的战斗定位';
+  const SUBS = ['丹瑾的战斗定位', '卡卡罗的战斗定位'];
+  const complexScript = {
+    retrieve: retrievalTable({
+      [SUBS[0]!]: [chunk('丹瑾的战斗定位是输出。', { chunk_id: 'doc.pdf::p1::l3::2', filename: 'doc.pdf', page_number: 1 })],
+      [SUBS[1]!]: [chunk('卡卡罗的战斗定位是主输出。', { chunk_id: 'doc.pdf::p1::l3::3', filename: 'doc.pdf', page_number: 1 })],
+    }),
+    planner: plannerResult('complex', '比较两个角色', SUBS),
+    grades: Object.fromEntries(SUBS.map((sub) => [sub, [grade('strong', 'sufficient', 'none', 'answer', 0.9)]])),
+  };
+  const workflowId = `one-patch-${sessionId()}`;
+  const outcome = await withWorker(env, complexScript, (rag) => rag.ask(QC, { sessionId: sessionId(), workflowId, speculation: 'off' }));
+  expect(outcome.route).toBe('answer');
+  const historyOf = async (id: string): Promise<HistoryEvent[]> => (await env.client.workflow.getHandle(id).fetchHistory()).events ?? [];
+  expect((await historyOf(workflowId)).map(patchIdOf).filter((id) => id !== null)).toEqual([ONE_PATCH]);
+  for (const index of [1, 2]) {
+    const child = await historyOf(`${workflowId}/sub-${index}`);
+    expect(child.map(patchIdOf).filter((id) => id !== null)).toEqual([]);
+    expect(child.filter((event) => upsertKeys(event).length > 0)).toEqual([]);
+    expect(child.filter((event) => event.eventType === EventType.EVENT_TYPE_WORKFLOW_PROPERTIES_MODIFIED)).toHaveLength(1);
+  }
+}, 60_000);
