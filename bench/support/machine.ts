@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFileSync, readlinkSync } from 'node:fs';
+import { readFileSync, readdirSync, readlinkSync } from 'node:fs';
 import * as os from 'node:os';
 import type { Connection } from '@temporalio/client';
 
@@ -90,6 +90,39 @@ export function processCpuMs(pid: number | null): number | null {
   } catch {
     return null;
   }
+}
+
+/** Fields of /proc/PID/stat after the command name (field 3 is at index 0), or null. */
+function statFields(pid: number): string[] | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * CPU ms of a server and its children (PostgreSQL's postmaster and a backend per connection): the server's own time,
+ * its waited-for children's (cutime + cstime: backends that exited), and every live descendant's user + system time.
+ */
+export function processTreeCpuMs(pid: number | null): number | null {
+  if (pid === null) return null;
+  const own = statFields(pid);
+  if (!own) return null;
+  const ticks = (fields: string[], from: number, to: number) => fields.slice(from, to + 1).reduce((sum, value) => sum + Number(value), 0);
+  let total = ticks(own, 11, 14);
+  const parents = new Set([pid]);
+  // /proc lists pids in ascending order; children have higher pids than their parent here (no pid wrap-around assumed).
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const fields = statFields(Number(entry));
+    if (fields && parents.has(Number(fields[1]))) {
+      parents.add(Number(entry));
+      total += ticks(fields, 11, 12);
+    }
+  }
+  return (total * 1000) / TICKS_PER_SECOND;
 }
 
 /** CPU ms of this process (client side), from Node's own counter. */

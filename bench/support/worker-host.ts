@@ -78,7 +78,7 @@ async function startWorkerProcess(config: BenchWorkerConfig, cpuProfileDir: stri
 }
 
 async function startInProcessWorker(config: BenchWorkerConfig): Promise<BenchWorkerHandle> {
-  const { worker, connection } = await createBenchWorker(config);
+  const { worker, connection, traffic, closeStores } = await createBenchWorker(config);
   const running = worker.run();
   const usage = async (): Promise<WorkerUsage> => {
     const memory = process.memoryUsage();
@@ -89,6 +89,7 @@ async function startInProcessWorker(config: BenchWorkerConfig): Promise<BenchWor
       cpuMs: (cpu.user + cpu.system) / 1000,
       cachedWorkflows: worker.getStatus().numCachedWorkflows,
       gcAvailable: typeof global.gc === 'function',
+      payloads: structuredClone(traffic),
     };
   };
   return {
@@ -104,6 +105,7 @@ async function startInProcessWorker(config: BenchWorkerConfig): Promise<BenchWor
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
       await connection.close();
+      await closeStores();
     },
   };
 }

@@ -1,5 +1,5 @@
 import { BroadcastChannel } from 'node:worker_threads';
-import { createBenchWorker, effectiveTuning, type BenchWorkerConfig } from './bench-worker';
+import { createBenchWorker, effectiveTuning, type BenchWorkerConfig, type PayloadTraffic } from './bench-worker';
 import { THREAD_HEAP_CHANNEL, type ThreadHeap } from './thread-heap-hook';
 
 /*
@@ -16,6 +16,8 @@ export type WorkerUsage = {
   cpuMs: number;
   cachedWorkflows: number;
   gcAvailable: boolean;
+  /** Payloads through the worker's data converter since it started. */
+  payloads?: PayloadTraffic;
   /** Other threads' V8 heaps (the workflow thread), after a GC in each; only on "gc" with the heap hook loaded. */
   threads?: ThreadHeap[];
 };
@@ -52,7 +54,7 @@ async function collectThreads(): Promise<ThreadHeap[]> {
 
 async function main(): Promise<void> {
   const config = JSON.parse(process.argv[2] ?? '{}') as BenchWorkerConfig;
-  const { worker, connection } = await createBenchWorker(config);
+  const { worker, connection, traffic, closeStores } = await createBenchWorker(config);
   const running = worker.run();
   const usage = (): WorkerUsage => {
     const memory = process.memoryUsage();
@@ -63,6 +65,7 @@ async function main(): Promise<void> {
       cpuMs: (cpu.user + cpu.system) / 1000,
       cachedWorkflows: worker.getStatus().numCachedWorkflows,
       gcAvailable: typeof global.gc === 'function',
+      payloads: structuredClone(traffic),
     };
   };
   process.on('message', (request: HostRequest) => {
@@ -82,6 +85,7 @@ async function main(): Promise<void> {
   send({ type: 'ready', pid: process.pid, tuning: effectiveTuning(worker) });
   await running;
   await connection.close();
+  await closeStores();
   send({ type: 'stopped' });
   process.disconnect?.();
 }
