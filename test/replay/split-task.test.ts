@@ -6,6 +6,7 @@ import { cachedWorkflowBundle } from '../../workers/workflow-bundle';
 import { ragtimeDataConverter } from '../../client/codec/data-converter';
 import { TEST_KEYRING } from '../support/codec-keys';
 import { ONE_PATCH, PATCHES_AT_START } from '../../workflows/start-patches';
+import { replayEach } from '../support/replay-batch';
 import { localActivities, splitAfterLocalActivity } from '../support/split-workflow-task';
 
 /*
@@ -51,6 +52,23 @@ test('histories of every path are recorded with the patches decided at start, an
   expect(new Set(cuts.map(([, activityType]) => activityType))).toEqual(new Set(['openTurn', 'recordTurn', 'recordAudit']));
 });
 
-test.each(cuts)('%s replays with a task boundary after its local activity %s (event %s)', async (file, _activityType, eventId) => {
-  await replay(splitAfterLocalActivity(readHistory(file), { eventId }));
+describe('every cut', () => {
+  /** Each cut's replay, by its place in `cuts`: null when it replayed (one replay worker for all). */
+  let replayed: Map<number, string | null>;
+  beforeAll(async () => {
+    replayed = await replayEach(
+      { workflowBundle, dataConverter },
+      cuts.map(([file, , eventId], index) => ({ key: index, json: splitAfterLocalActivity(readHistory(file), { eventId }) })),
+    );
+  }, 300_000);
+
+  test('the batch replayer reports what a single replay throws: the old planner-attempts history, cut', async () => {
+    const cut = splitAfterLocalActivity(readHistory('speculative-planner.planner-attempts.json'), 'openTurn');
+    const [error] = (await replayEach({ workflowBundle, dataConverter }, [{ key: 'bad', json: cut }])).values();
+    expect(error).toMatch(/Non-deprecated patch marker encountered for change ragtime-20261202-planner-attempts/);
+  });
+
+  test.each(cuts.map((cut, index) => [...cut, index] as const))('%s replays with a task boundary after its local activity %s (event %s)', (_file, _activityType, _eventId, index) => {
+    expect(replayed.get(index)).toBeNull();
+  });
 });
