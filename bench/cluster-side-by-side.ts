@@ -18,6 +18,7 @@ import { cpuSpent, readServerCpu, type ServerProcesses } from './support/server-
 import { sustainedLoop } from './support/stats';
 import { startBenchWorker, type BenchWorkerHandle } from './support/worker-host';
 import { renderClusterTables, type Cell, type Measured, type Phase, type TargetName } from './support/cluster-report';
+import { writeSection } from './support/markdown-section';
 
 /*
  * Issue 27 §4: the same ragtime runs through the single-process dev server and through the Temporal cluster of
@@ -182,7 +183,7 @@ async function main(): Promise<void> {
   const markdown = renderClusterTables({ started, command, phases, cells, idle, rounds, concurrencies, runs, complexRuns, warmup, speculation, models: models.map((name) => ({ name, label: (MODELS[name] as { label: string }).label })), devPrivate: devServer !== null, devAddress });
   console.log(`\n${markdown}`);
   if (values.json) writeFileSync(values.json, `${JSON.stringify({ date: started.toISOString(), command, phases, idle, cells }, null, 2)}\n`);
-  if (values.write) writeSection(path.resolve(REPO_ROOT, values.write), markdown);
+  if (values.write) writeSection(path.resolve(REPO_ROOT, values.write), { begin: BEGIN, end: END }, markdown);
 }
 
 /** ragtime's workflows bundled once, in a file the bench workers load (as workflowBundle.codePath). */
@@ -298,16 +299,6 @@ async function startDevServer(port: number): Promise<DevServer> {
 
 const BEGIN = '<!-- cluster-side-by-side:begin (written by bench/cluster-side-by-side.ts) -->';
 const END = '<!-- cluster-side-by-side:end -->';
-
-/** Replaces the text between the markers in `file` (appends the markers at the end if missing); nothing else. */
-function writeSection(file: string, markdown: string): void {
-  const text = readFileSync(file, 'utf8');
-  const begin = text.indexOf(BEGIN);
-  const end = text.indexOf(END);
-  const section = `${BEGIN}\n${markdown}\n${END}`;
-  writeFileSync(file, begin >= 0 && end > begin ? `${text.slice(0, begin)}${section}${text.slice(end + END.length)}` : `${text.trimEnd()}\n\n${section}\n`);
-  console.log(`wrote the tables into ${path.relative(REPO_ROOT, file)}`);
-}
 
 main().catch((error: unknown) => {
   console.error(error);

@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { sql } from 'kysely';
@@ -19,6 +19,7 @@ import { SCENARIOS, type ScenarioName } from './support/scenarios';
 import { ms, table } from './support/stats';
 import { startBenchWorker } from './support/worker-host';
 import type { WorkerUsage } from './support/worker-process';
+import { writeSection } from './support/markdown-section';
 
 /*
  * Where a run's CPU goes, per process, and what it costs in Temporal and the stores (issue 36 §1): for each scenario
@@ -184,8 +185,13 @@ async function main(): Promise<void> {
   const markdown = render({ started, command, loadBefore, loadAfter: loadAverage(), cells, databaseUrl, runs, warmup, speculation });
   console.log(`\n${markdown}`);
   if (values.json) writeFileSync(values.json, `${JSON.stringify({ date: started.toISOString(), command, cells }, null, 2)}\n`);
-  if (values.write) writeSection(path.resolve(REPO_ROOT, values.write), values.section, markdown);
+  if (values.write) writeSection(path.resolve(REPO_ROOT, values.write), markersOf(values.section), markdown);
 }
+
+const markersOf = (section: string) => ({
+  begin: `<!-- cost-per-run:${section}:begin (written by bench/cost-per-run.ts) -->`,
+  end: `<!-- cost-per-run:${section}:end -->`,
+});
 
 const n1 = (value: number) => (Number.isNaN(value) ? '—' : value.toFixed(value < 10 && !Number.isInteger(value) ? 1 : 0));
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
@@ -236,17 +242,6 @@ function render(input: {
     '',
     table(['scenario, payload codec', ...activities], activityRows),
   ].join('\n');
-}
-
-function writeSection(file: string, section: string, markdown: string): void {
-  const begin = `<!-- cost-per-run:${section}:begin (written by bench/cost-per-run.ts) -->`;
-  const end = `<!-- cost-per-run:${section}:end -->`;
-  const text = readFileSync(file, 'utf8');
-  const at = text.indexOf(begin);
-  const until = text.indexOf(end);
-  const block = `${begin}\n${markdown}\n${end}`;
-  writeFileSync(file, at >= 0 && until > at ? `${text.slice(0, at)}${block}${text.slice(until + end.length)}` : `${text.trimEnd()}\n\n${block}\n`);
-  console.log(`wrote the tables into ${path.relative(REPO_ROOT, file)} (section ${section})`);
 }
 
 main().catch((error: unknown) => {

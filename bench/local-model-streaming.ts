@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import OpenAI from 'openai';
@@ -16,6 +16,7 @@ import { loadConfig } from '../runtime/load-config';
 import { parseArgs, positiveInt, temporalAddress } from './support/args';
 import { loadAverage, sourceInfo } from './support/machine';
 import { ms, percentile, table } from './support/stats';
+import { writeSection } from './support/markdown-section';
 
 /*
  * Streaming answers from a real model (issue 34 §5): time to the first answer text a listener is shown and to the
@@ -136,13 +137,7 @@ async function main(): Promise<void> {
     `Outcomes: ${routes}.`,
   ].join('\n');
   console.log(`\n${markdown}`);
-  if (values.write) {
-    const text = readFileSync(values.write, 'utf8');
-    const section = `${MARK.begin}\n${markdown}\n${MARK.end}`;
-    const begin = text.indexOf(MARK.begin);
-    const end = text.indexOf(MARK.end);
-    writeFileSync(values.write, begin >= 0 && end > begin ? `${text.slice(0, begin)}${section}${text.slice(end + MARK.end.length)}` : `${text.trimEnd()}\n\n${HEADING}\n\n${section}\n`);
-  }
+  if (values.write) writeSection(values.write, MARK, markdown, HEADING);
 }
 
 main().catch((error: unknown) => {

@@ -8,6 +8,7 @@ import { parseArgs, positiveInt } from './support/args';
 import { preparePeer } from './support/langgraph-peer';
 import { loadAverage } from './support/machine';
 import { ms, rate, table } from './support/stats';
+import { writeSection } from './support/markdown-section';
 
 /*
  * ragtime and the LangGraph.js peer (../shared/peers/langgraph-bench: the same graph and scenarios on LangGraph.js
@@ -115,7 +116,7 @@ async function main(): Promise<void> {
   const markdown = render({ started, command, phases, rows, runs, complexRuns: values['complex-runs'], warmup: values.warmup, concurrencies, levels });
   console.log(`\n${markdown}`);
   if (values.json) writeFileSync(values.json, `${JSON.stringify({ date: started.toISOString(), command, phases, rows }, null, 2)}\n`);
-  if (values.write) writeSection(path.resolve(ROOT, values.write), values.section, markdown);
+  if (values.write) writeSection(path.resolve(ROOT, values.write), markers(values.section), markdown);
 }
 
 /** The peer, one invocation per concurrency level (each with its run count); hitl only at concurrency 1, as it does. */
@@ -266,18 +267,6 @@ function targets(rows: Row[], levels: SpeculationLevel[]): string[] {
     }
   }
   return lines;
-}
-
-/** Replaces the text between the markers in `file` (appends the markers at the end if missing). */
-function writeSection(file: string, name: string, markdown: string): void {
-  const { begin: BEGIN, end: END } = markers(name);
-  const text = readFileSync(file, 'utf8');
-  const begin = text.indexOf(BEGIN);
-  const end = text.indexOf(END);
-  const section = `${BEGIN}\n${markdown}\n${END}`;
-  const next = begin >= 0 && end > begin ? `${text.slice(0, begin)}${section}${text.slice(end + END.length)}` : `${text.trimEnd()}\n\n${section}\n`;
-  writeFileSync(file, next);
-  console.log(`wrote the table into ${path.relative(ROOT, file)}`);
 }
 
 main().catch((error: unknown) => {

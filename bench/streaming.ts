@@ -1,5 +1,5 @@
 import { fork } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { createAnswerStreamStore } from '../activities/adapters/sql-answer-stream';
@@ -17,6 +17,7 @@ import { ms, percentile, table } from './support/stats';
 import { epochMs, startStreamingLlmServer, type WriterRecord } from './support/streaming-llm-server';
 import { preparePeer, startStreamingPeer } from './support/streaming-peer';
 import type { StreamingWorkerConfig, StreamingWorkerReply } from './support/streaming-worker-process';
+import { writeSection } from './support/markdown-section';
 
 /*
  * Streaming answers, measured (issue 25 §3): time to the first answer token a listener is shown vs time to the full
@@ -246,7 +247,7 @@ async function main(): Promise<void> {
   const markdown = render({ started, command, loadBefore, loadAfter: loadAverage(), seconds, runs, warmup, latency, tokenMs, tokens, variants, measured, peer: peer.describe });
   console.log(`\n${markdown}`);
   if (values.json) writeFileSync(values.json, `${JSON.stringify({ date: started.toISOString(), command, variants: variants.map((variant) => ({ ...variant, runs: measured.get(variant) })) }, null, 2)}\n`);
-  if (values.write) writeSection(path.resolve(REPO_ROOT, values.write), markdown);
+  if (values.write) writeSection(path.resolve(REPO_ROOT, values.write), MARK, markdown, HEADING);
 }
 
 const p = (values: number[], at: number) => percentile([...values].sort((a, b) => a - b), at);
@@ -306,17 +307,6 @@ function render(input: {
       rows,
     ),
   ].join('\n');
-}
-
-/** Replaces the text between the markers in `file`; appends the heading and markers at the end if missing. */
-function writeSection(file: string, markdown: string): void {
-  const text = readFileSync(file, 'utf8');
-  const begin = text.indexOf(MARK.begin);
-  const end = text.indexOf(MARK.end);
-  const section = `${MARK.begin}\n${markdown}\n${MARK.end}`;
-  const next = begin >= 0 && end > begin ? `${text.slice(0, begin)}${section}${text.slice(end + MARK.end.length)}` : `${text.trimEnd()}\n\n${HEADING}\n\n${section}\n`;
-  writeFileSync(file, next);
-  console.log(`wrote the tables into ${path.relative(REPO_ROOT, file)}`);
 }
 
 main().catch((error: unknown) => {

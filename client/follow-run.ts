@@ -75,7 +75,7 @@ export async function followRun(
     while (!settled) {
       await read();
       trustPushes = false;
-      if (!settled && !pushes.pending()) await new Promise<void>((resolve) => {
+      if (!settled && pushes.written === undefined) await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, pace);
         wake = () => {
           clearTimeout(timer);

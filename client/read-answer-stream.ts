@@ -26,8 +26,8 @@ export type PushedSinceRead = {
   trustPushes?: boolean;
 };
 
-/** Collects pushes between reads: call `push` from onAppend, `take` at each read. */
-export function pushCollector(): { push(generation: string, events?: StreamEvent[]): void; take(): PushedSinceRead; pending(): boolean } {
+/** Collects pushes between reads: call `push` from onAppend, `take` at each read; `written`: a push waits (its generation). */
+export function pushCollector(): { push(generation: string, events?: StreamEvent[]): void; take(): PushedSinceRead; readonly written: string | undefined } {
   let written: string | undefined;
   let events: StreamEvent[] | null = [];
   return {
@@ -42,7 +42,9 @@ export function pushCollector(): { push(generation: string, events?: StreamEvent
       events = [];
       return taken;
     },
-    pending: () => written !== undefined,
+    get written() {
+      return written;
+    },
   };
 }
 

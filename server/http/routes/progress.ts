@@ -110,16 +110,13 @@ export const progressRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { ra
     const sendAnswer = (messages: AnswerStreamMessage[]) => messages.forEach((message) => sse.write(sseEvent('answer', message)));
     // Issue 36 §3: a pushing side channel (PostgreSQL) wakes the pause when text is written; the poll stays for steps.
     const pushes = pushCollector();
-    let written: string | undefined;
     const unsubscribe = answerStream?.onAppend?.(workflowId, (generation, events) => {
       pushes.push(generation, events);
-      written = generation;
       wake();
     });
     /** `last`: the read after the run settled trusts the pushes (client/read-answer-stream.ts); the record follows. */
     const readAnswer = async (last = false): Promise<AnswerStreamMessage[]> => {
       const read: AnswerStreamMessage[] = [];
-      written = undefined;
       if (answerStream) await readAnswerStream(answer, rag, workflowId, answerStream, (messages) => read.push(...messages), { ...pushes.take(), trustPushes: last });
       return read;
     };
@@ -129,7 +126,7 @@ export const progressRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { ra
     // is in the snapshot read next, and no answer event passes the step that led to it.
     // A push of the generation already shown (its step was in an earlier snapshot) is read and sent at once, without
     // asking the run for a snapshot: the run is asked once per poll interval, not once per written batch (issue 36 §2).
-    const pushedShownGeneration = () => written !== undefined && written === answer.reading?.generation;
+    const pushedShownGeneration = () => pushes.written !== undefined && pushes.written === answer.reading?.generation;
     const follow = async () => {
       let held: AnswerStreamMessage[] = [];
       let snapshotAt = Date.now();

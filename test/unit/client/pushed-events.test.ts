@@ -59,9 +59,9 @@ describe('readAnswerStream with pushed events', () => {
     const pushes = pushCollector();
     pushes.push('g1', [event(1, 0, 'a')]);
     pushes.push('g1', [event(1, 1, 'b')]);
-    expect(pushes.pending()).toBe(true);
+    expect(pushes.written).toBe('g1');
     expect(pushes.take()).toEqual({ written: 'g1', events: [event(1, 0, 'a'), event(1, 1, 'b')] });
-    expect(pushes.pending()).toBe(false);
+    expect(pushes.written).toBeUndefined();
     pushes.push('g1', [event(1, 2, 'c')]);
     pushes.push('g1');
     expect(pushes.take()).toEqual({ written: 'g1', events: null });
