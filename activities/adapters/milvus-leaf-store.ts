@@ -2,7 +2,7 @@ import { ConsistencyLevelEnum, MetricType, RRFRanker, type HybridSearchSingleReq
 import { RagError } from '../../core/errors';
 import type { LeafHit, LeafSearch, LeafStore, StoredLeaf } from '../ports';
 import { type MilvusConnection, milvusCall, newMilvusClient, quoteForFilter, serialized } from './milvus/calls';
-import { type CollectionTarget, ensureCollection, loadIfNeeded, ONLY_ZERO_DROP_RATIO } from './milvus/collection';
+import { type CollectionTarget, ensureCollection, loadIfNeeded, NOT_LOADED, ONLY_ZERO_DROP_RATIO } from './milvus/collection';
 import { rowsOf, toLeafHit, toLeafRow } from './milvus/rows';
 import { DENSE_SEARCH_EF, FIELD, OUTPUT_FIELDS, SPEC_DROP_RATIO } from './milvus/schema';
 
@@ -64,15 +64,26 @@ export function createMilvusLeafStore(options: MilvusLeafStoreOptions): MilvusLe
   const write = <T>(run: () => Promise<T>) => serialized(queueKey, run);
   let sparseDropRatio = SPEC_DROP_RATIO;
 
-  /** A read; when it fails because the collection is not loaded (e.g. Milvus restarted), load and retry once. */
+  // One load however many reads find the collection released at once (the two hybrid legs after a restart).
+  let loading: Promise<boolean> | null = null;
+  const loadShared = () =>
+    (loading ??= loadIfNeeded(target).finally(() => {
+      loading = null;
+    }));
+
+  /**
+   * A read; when it fails because the collection is not loaded (e.g. Milvus restarted), load and retry once. A read
+   * told "released" retries even when another read loaded the collection meanwhile: it would otherwise fail the
+   * hybrid recall into a dense fallback although the collection is loaded.
+   */
   const read = async <T>(operation: string, run: () => Promise<T>): Promise<T> => {
     try {
       return await milvusCall(where, operation, run);
     } catch (error) {
       if (!(error instanceof RagError) || error.code !== 'INTERNAL') throw error;
       // Only a collection that was not loaded is worth a second try; any other refusal stands.
-      const loadedNow = await loadIfNeeded(target).catch(() => false);
-      if (!loadedNow) throw error;
+      const loadedNow = await loadShared().catch(() => false);
+      if (!loadedNow && !NOT_LOADED.test(error.message)) throw error;
       return milvusCall(where, operation, run);
     }
   };

@@ -268,6 +268,23 @@ test('a released collection (as after a Milvus restart) is loaded again by the n
   }
 });
 
+test('two reads of a released collection at once (the hybrid legs after a Milvus restart) both load it and answer', async () => {
+  const client = newMilvusClient();
+  const vector = (await embedder.embedQueries(['首都北京']))[0]!;
+  try {
+    for (let round = 0; round < 10; round += 1) {
+      await client.releaseCollection({ collection_name: COLLECTION });
+      const reads = await Promise.all([0, 1, 2].flatMap(() => [
+        store.searchDense(vector, { limit: 1, leafLevel: LEAF }),
+        store.searchBm25('首都北京', { limit: 1, leafLevel: LEAF }),
+      ]));
+      expect(reads.map(keys)).toEqual(Array(6).fill(['zh-beijing']));
+    }
+  } finally {
+    await client.closeConnection();
+  }
+});
+
 test('Milvus errors propagate as RagErrors naming the operation, the collection and the address', async () => {
   const down = createMilvusLeafStore({ address: '127.0.0.1:1', collection: 'c', dim: 4, timeoutSeconds: 5 });
   try {
