@@ -1,10 +1,5 @@
-import {
-  makeWorkflowExporter,
-  OpenTelemetryActivityInboundInterceptor,
-  OpenTelemetryActivityOutboundInterceptor,
-  OpenTelemetryWorkflowClientInterceptor,
-  type OpenTelemetryWorkflowExporter,
-} from '@temporalio/interceptors-opentelemetry';
+import type * as OtelInterceptors from '@temporalio/interceptors-opentelemetry';
+import type { OpenTelemetryWorkflowExporter } from '@temporalio/interceptors-opentelemetry';
 import type { InjectedSink, WorkerOptions } from '@temporalio/worker';
 import type { WorkflowInfo } from '@temporalio/workflow';
 import type { Telemetry } from '../runtime/telemetry/setup-telemetry';
@@ -22,7 +17,11 @@ export const OTEL_WORKFLOW_INTERCEPTOR_MODULE = require.resolve('@temporalio/int
  * Empty when telemetry is off: no interceptor, no sink, nothing bundled.
  */
 export function telemetryWorkerOptions(telemetry: Telemetry): Pick<WorkerOptions, 'interceptors' | 'sinks'> {
-  if (!telemetry.enabled || telemetry.spanProcessor === null) return {};
+  if (!telemetry.enabled || telemetry.spanProcessor === null || telemetry.resource === null) return {};
+  // Loaded only when tracing is on (it brings the OpenTelemetry SDK; see setupTelemetry).
+  const { makeWorkflowExporter, OpenTelemetryActivityInboundInterceptor, OpenTelemetryActivityOutboundInterceptor, OpenTelemetryWorkflowClientInterceptor } =
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    require('@temporalio/interceptors-opentelemetry') as typeof OtelInterceptors;
   return {
     interceptors: {
       workflowModules: [OTEL_WORKFLOW_INTERCEPTOR_MODULE],

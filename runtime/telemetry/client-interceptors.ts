@@ -1,5 +1,5 @@
 import type { ClientInterceptors } from '@temporalio/client';
-import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
+import type * as OtelInterceptors from '@temporalio/interceptors-opentelemetry';
 import type { Telemetry } from './setup-telemetry';
 
 /**
@@ -11,5 +11,9 @@ import type { Telemetry } from './setup-telemetry';
  * const rag = await RagClient.connect({ address, interceptors: telemetryClientInterceptors(telemetry) });
  */
 export function telemetryClientInterceptors(telemetry: Telemetry): ClientInterceptors | undefined {
-  return telemetry.enabled ? { workflow: [new OpenTelemetryWorkflowClientInterceptor()] } : undefined;
+  if (!telemetry.enabled) return undefined;
+  // Loaded only when tracing is on (it brings the OpenTelemetry SDK; see setupTelemetry).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { OpenTelemetryWorkflowClientInterceptor } = require('@temporalio/interceptors-opentelemetry') as typeof OtelInterceptors;
+  return { workflow: [new OpenTelemetryWorkflowClientInterceptor()] };
 }

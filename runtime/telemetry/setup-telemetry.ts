@@ -1,15 +1,11 @@
 import { context, propagation, trace } from '@opentelemetry/api';
-import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { Resource } from '@opentelemetry/resources';
-import {
-  BatchSpanProcessor,
-  ConsoleSpanExporter,
-  SimpleSpanProcessor,
-  type SpanExporter,
-  type SpanProcessor,
-} from '@opentelemetry/sdk-trace-base';
-import { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
-import { ATTR_SERVICE_NAME } from '@opentelemetry/semantic-conventions';
+import type { Resource } from '@opentelemetry/resources';
+import type { SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-base';
+import type * as OtlpHttp from '@opentelemetry/exporter-trace-otlp-http';
+import type * as Resources from '@opentelemetry/resources';
+import type * as SdkTraceBase from '@opentelemetry/sdk-trace-base';
+import type * as SdkTraceNode from '@opentelemetry/sdk-trace-node';
+import type * as SemanticConventions from '@opentelemetry/semantic-conventions';
 import type { TelemetrySettings } from '../../core/observability-config';
 
 /**
@@ -20,7 +16,8 @@ export type Telemetry = {
   readonly enabled: boolean;
   /** The processor spans end in; the worker's workflow-span sink feeds the same one. Null when off. */
   readonly spanProcessor: SpanProcessor | null;
-  readonly resource: Resource;
+  /** service.name and the rest of what names this process on its spans. Null when off. */
+  readonly resource: Resource | null;
   /** Spans may carry content (RAGTIME_OTEL_CONTENT=true). */
   readonly includeContent: boolean;
   /** Flushes and stops exporting; call it before the process exits. */
@@ -34,10 +31,10 @@ export type TelemetryOptions = {
   exporter?: SpanExporter;
 };
 
-const disabled = (resource: Resource, includeContent: boolean): Telemetry => ({
+const disabled = (includeContent: boolean): Telemetry => ({
   enabled: false,
   spanProcessor: null,
-  resource,
+  resource: null,
   includeContent,
   shutdown: async () => undefined,
 });
@@ -55,12 +52,24 @@ const disabled = (resource: Resource, includeContent: boolean): Telemetry => ({
  * await telemetry.shutdown();
  */
 export function setupTelemetry(settings: TelemetrySettings, options: TelemetryOptions): Telemetry {
+  if (!options.exporter && settings.exporter === 'none') return disabled(settings.includeContent);
+  // The SDK is loaded only when tracing is on: it is about a fifth of a CLI start (~200 ms), paid by every command.
+  /* eslint-disable @typescript-eslint/no-require-imports */
+  const { BatchSpanProcessor, ConsoleSpanExporter, SimpleSpanProcessor } = require('@opentelemetry/sdk-trace-base') as typeof SdkTraceBase;
+  const { Resource } = require('@opentelemetry/resources') as typeof Resources;
+  const { NodeTracerProvider } = require('@opentelemetry/sdk-trace-node') as typeof SdkTraceNode;
+  const { ATTR_SERVICE_NAME } = require('@opentelemetry/semantic-conventions') as typeof SemanticConventions;
+  const exporterFor = (): SpanExporter =>
+    settings.exporter === 'otlp'
+      ? new (require('@opentelemetry/exporter-trace-otlp-http') as typeof OtlpHttp).OTLPTraceExporter({ url: settings.otlpTracesUrl })
+      : new ConsoleSpanExporter();
+  /* eslint-enable @typescript-eslint/no-require-imports */
   const resource = new Resource({ [ATTR_SERVICE_NAME]: settings.serviceName ?? `ragtime-${options.role}` });
-  let spanProcessor: SpanProcessor;
-  if (options.exporter) spanProcessor = new SimpleSpanProcessor(options.exporter);
-  else if (settings.exporter === 'console') spanProcessor = new SimpleSpanProcessor(new ConsoleSpanExporter());
-  else if (settings.exporter === 'otlp') spanProcessor = new BatchSpanProcessor(new OTLPTraceExporter({ url: settings.otlpTracesUrl }));
-  else return disabled(resource, settings.includeContent);
+  const spanProcessor: SpanProcessor = options.exporter
+    ? new SimpleSpanProcessor(options.exporter)
+    : settings.exporter === 'otlp'
+      ? new BatchSpanProcessor(exporterFor())
+      : new SimpleSpanProcessor(exporterFor());
   const provider = new NodeTracerProvider({ resource, spanProcessors: [spanProcessor] });
   provider.register();
   return {

@@ -1,4 +1,4 @@
-import mammoth from 'mammoth';
+import type * as Mammoth from 'mammoth';
 import { causeText, fileError, type DocumentLoader } from './loader';
 
 /**
@@ -8,6 +8,9 @@ import { causeText, fileError, type DocumentLoader } from './loader';
 export const docxLoader: DocumentLoader = async ({ bytes, filename }) => {
   let text: string;
   try {
+    // Required on first use (with jszip): most ingest no Word files, and every worker would pay for loading it.
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const mammoth = require('mammoth') as typeof Mammoth;
     const result = await mammoth.extractRawText({ buffer: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) });
     text = result.value;
   } catch (error) {

@@ -1,4 +1,4 @@
-import * as cheerio from 'cheerio';
+import type * as Cheerio from 'cheerio';
 import type { DocumentPage } from '../../../core/ingest/ingest-io';
 import { PY_WHITESPACE_CLASS, pythonStrip } from '../../../core/python-text';
 import { codePointLength } from '../../../core/ingest/recursive-splitter';
@@ -40,7 +40,7 @@ function textOf(node: DomNode, separator: string): string {
 }
 
 /** `_linearize_blocks`: headings as "#"…"####" lines; the plain text instead when the blocks miss most of it. */
-function linearize($: cheerio.CheerioAPI, root: DomNode): string {
+function linearize($: Cheerio.CheerioAPI, root: DomNode): string {
   const parts: string[] = [];
   $(root as never)
     .find(BLOCKS)
@@ -60,7 +60,7 @@ function linearize($: cheerio.CheerioAPI, root: DomNode): string {
 }
 
 /** `_doc_title`: the first <title>, when it holds exactly one string. */
-function pageTitle($: cheerio.CheerioAPI): string {
+function pageTitle($: Cheerio.CheerioAPI): string {
   const children = ($('title').first()[0] as DomNode | undefined)?.children ?? [];
   const only = children.length === 1 ? children[0] : undefined;
   return only?.type === 'text' ? pythonStrip(only.data ?? '') : '';
@@ -102,7 +102,9 @@ export function htmlSections(linear: string, title: string): DocumentPage[] {
 
 /** `parse_html_file_to_sections` over decoded HTML. */
 export function parseHtml(html: string): DocumentPage[] {
-  const $ = cheerio.load(html);
+  // Required on first use: cheerio (with undici) is ~150 ms of every worker's start, and most ingest no HTML.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const $ = (require('cheerio') as typeof Cheerio).load(html);
   $(NOISE).remove(); // comments need no removal: only text nodes are read
   $(CHROME).remove();
   $(PAGE_CHROME).filter((_, element) => $(element).closest('main, article').length === 0).remove();
