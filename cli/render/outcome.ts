@@ -40,6 +40,16 @@ function degradedLine(outcome: RagOutcome): string | null {
   return `  DEGRADED the knowledge base could not be read (${lost}): ${COMPONENT_NAMES[degraded.component]} failed: ${preview(degraded.reason, 200)}`;
 }
 
+/**
+ * A recall that fell back to dense search alone (spec §6.1 step 4: the hybrid search failed, e.g. Milvus refused the
+ * BM25 leg): the run completed and its route stands, but without keyword matches, and nothing else in the output
+ * would say so.
+ */
+function recallLine(outcome: RagOutcome): string | null {
+  if (outcome.rag_trace?.retrieval_mode !== 'dense_fallback') return null;
+  return "  recall dense search alone: the hybrid search (dense + BM25) failed, so no keyword match was used; the console's run view shows each attempt and its error";
+}
+
 /** On a follow-up (issue 25 §1): what the question was read as, from which turns, and why. */
 function conversationLine(outcome: RagOutcome): string | null {
   const conversation = outcome.conversation;
@@ -68,6 +78,8 @@ export function renderOutcome(outcome: RagOutcome, uiBaseUrl: string | null, opt
   if (why) lines.push(why);
   const degraded = degradedLine(outcome);
   if (degraded) lines.push(degraded);
+  const recall = recallLine(outcome);
+  if (recall) lines.push(recall);
   if (outcome.error) lines.push(`  error ${outcome.error.type}: ${outcome.error.message}`);
   outcome.docs.slice(0, 5).forEach((doc, i) => {
     const score = doc.rerank_score ?? doc.score;
