@@ -5,7 +5,7 @@ import { REPO_ROOT } from '../runtime/repo-root';
 import { parseArgs, positiveInt } from './support/args';
 import { loadAverage } from './support/machine';
 import { writeSection } from './support/markdown-section';
-import { table } from './support/stats';
+import { percentile, table } from './support/stats';
 
 /*
  * What a process costs before it does anything: the CPU (user + system) of a new Node process that loads the CLI
@@ -40,11 +40,6 @@ function cpuMsOf(tree: string, args: string[]): number {
   return (Number(match[1]) + Number(match[2])) * 1000;
 }
 
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-};
-
 function main(): void {
   const { values } = parseArgs({ options: { rounds: { type: 'string', default: '9' }, tree: { type: 'string', multiple: true }, write: { type: 'string' }, help: { type: 'boolean' } } });
   if (values.help) {
@@ -62,10 +57,10 @@ function main(): void {
     }
     process.stderr.write(`round ${round + 1}/${rounds} done\n`);
   }
-  const label = (tree: string) => `${path.basename(tree)} @ ${spawnSync('git', ['-C', tree, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout.trim()}`;
-  const header = ['CPU ms, median', ...trees.map(label), ...(trees.length > 1 ? trees.slice(1).map((tree) => `${label(tree)} / ${label(trees[0]!)}`) : [])];
+  const labels = trees.map((tree) => `${path.basename(tree)} @ ${spawnSync('git', ['-C', tree, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).stdout.trim()}`);
+  const header = ['CPU ms, median', ...labels, ...labels.slice(1).map((label) => `${label} / ${labels[0]!}`)];
   const rows = ENTRIES.map((entry, e) => {
-    const medians = trees.map((_, t) => median(samples[t]![e]!));
+    const medians = trees.map((_, t) => percentile([...samples[t]![e]!].sort((a, b) => a - b), 50));
     return [entry.name, ...medians.map((value) => value.toFixed(0)), ...medians.slice(1).map((value) => `${(value / medians[0]!).toFixed(2)}×`)];
   });
   const markdown = [

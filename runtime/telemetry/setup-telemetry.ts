@@ -59,17 +59,13 @@ export function setupTelemetry(settings: TelemetrySettings, options: TelemetryOp
   const { Resource } = require('@opentelemetry/resources') as typeof Resources;
   const { NodeTracerProvider } = require('@opentelemetry/sdk-trace-node') as typeof SdkTraceNode;
   const { ATTR_SERVICE_NAME } = require('@opentelemetry/semantic-conventions') as typeof SemanticConventions;
-  const exporterFor = (): SpanExporter =>
-    settings.exporter === 'otlp'
-      ? new (require('@opentelemetry/exporter-trace-otlp-http') as typeof OtlpHttp).OTLPTraceExporter({ url: settings.otlpTracesUrl })
-      : new ConsoleSpanExporter();
+  const otlp = () => new (require('@opentelemetry/exporter-trace-otlp-http') as typeof OtlpHttp).OTLPTraceExporter({ url: settings.otlpTracesUrl });
   /* eslint-enable @typescript-eslint/no-require-imports */
   const resource = new Resource({ [ATTR_SERVICE_NAME]: settings.serviceName ?? `ragtime-${options.role}` });
-  const spanProcessor: SpanProcessor = options.exporter
-    ? new SimpleSpanProcessor(options.exporter)
-    : settings.exporter === 'otlp'
-      ? new BatchSpanProcessor(exporterFor())
-      : new SimpleSpanProcessor(exporterFor());
+  let spanProcessor: SpanProcessor;
+  if (options.exporter) spanProcessor = new SimpleSpanProcessor(options.exporter);
+  else if (settings.exporter === 'otlp') spanProcessor = new BatchSpanProcessor(otlp());
+  else spanProcessor = new SimpleSpanProcessor(new ConsoleSpanExporter());
   const provider = new NodeTracerProvider({ resource, spanProcessors: [spanProcessor] });
   provider.register();
   return {

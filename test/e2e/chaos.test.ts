@@ -14,6 +14,7 @@ import * as path from 'node:path';
 import { Client, type Connection } from '@temporalio/client';
 import { connectTemporal } from '../../client/temporal-connection';
 import { RagClient } from '../../client/rag-client';
+import type { RagOutcome } from '../../core/schemas/run-io';
 import { comparableOutcome as comparable } from '../support/outcomes';
 import { CountingEmbeddingProxy } from '../support/embedding-proxy';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from '../support/fake-openai-server';
@@ -251,6 +252,12 @@ describe('a worker killed with SIGKILL', () => {
   });
 });
 
+/** The outcome before the kill, from one hybrid attempt with no error (the run's attempts say why when not). */
+async function expectAnsweredAsBefore(client: RagClient, after: RagOutcome, baseline: RagOutcome): Promise<void> {
+  const attempts = (await client.getRunRecord(after.workflowId)).retrievals.map((retrieval) => retrieval.result.diagnostics?.attempts);
+  expect({ ...comparable(after), attempts }).toEqual({ ...comparable(baseline), attempts: [[expect.objectContaining({ name: 'hybrid', error: null })]] });
+}
+
 describe('Milvus killed with SIGKILL', () => {
   test('a question while it is down completes degraded (never lost, never "not there"); after the restart the same question answers as before', async () => {
     const milvusDir = mkdtempSync(path.join(os.tmpdir(), 'ragtime-chaos-milvus-'));
@@ -282,9 +289,8 @@ describe('Milvus killed with SIGKILL', () => {
       }, { timeoutMs: 60_000, intervalMs: 1_000 });
       console.log(`chaos: Milvus restarted in ${upMs} ms → answering as before ${Date.now() - restartAt} ms after the restart began`);
       // Released on restart, the collection is loaded by the first read; the other hybrid leg, told "released" at the
-      // same moment, retries too (it had made this run a dense fallback: CI, 2026-12-04). Its attempts say why if not.
-      const attempts = (await client.getRunRecord(after.workflowId)).retrievals.map((retrieval) => retrieval.result.diagnostics?.attempts);
-      expect({ ...comparable(after), attempts }).toEqual({ ...comparable(baseline), attempts: [[expect.objectContaining({ name: 'hybrid', error: null })]] });
+      // same moment, retries too (it had made this run a dense fallback: CI, 2026-12-04).
+      await expectAnsweredAsBefore(client, after, baseline);
     } finally {
       await stopWorkerProcess(worker.child);
       await milvus.stop();
@@ -321,9 +327,7 @@ describe('the embeddings server killed with SIGKILL', () => {
         return outcome.degraded === null ? outcome : undefined;
       }, { timeoutMs: 60_000, intervalMs: 1_000 });
       console.log(`chaos: embeddings server restarted in ${upMs} ms → answering as before ${Date.now() - restartAt} ms after the restart began`);
-      // One hybrid attempt with no error, as before the kill (its attempts say why if not).
-      const attempts = (await client.getRunRecord(after.workflowId)).retrievals.map((retrieval) => retrieval.result.diagnostics?.attempts);
-      expect({ ...comparable(after), attempts }).toEqual({ ...comparable(baseline), attempts: [[expect.objectContaining({ name: 'hybrid', error: null })]] });
+      await expectAnsweredAsBefore(client, after, baseline);
     } finally {
       await stopWorkerProcess(worker.child);
       await embeddings.stop();

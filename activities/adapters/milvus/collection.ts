@@ -10,9 +10,9 @@ import { collectionSchema, DENSE_INDEX, FIELD, REQUIRED_FIELDS, SPARSE_INDEX, SP
 
 export type CollectionTarget = { client: MilvusClient; collection: string; dim: number; where: string; address: string };
 
-// Milvus Lite 3.2.2 refuses any other value (verified); Milvus and Zilliz take the spec's 0.2.
 /** Milvus' refusal of a read on a collection that is not loaded: Lite's "is in state 'released'; call load()", or 101. */
 export const NOT_LOADED = /call load\(\)|collection not loaded| failed: 101: /i;
+// Milvus Lite 3.2.2 refuses any other value (verified); Milvus and Zilliz take the spec's 0.2.
 export const ONLY_ZERO_DROP_RATIO = /only drop_ratio_(build|search)=0 is supported/i;
 
 function denseDimOf(field: { dim?: unknown; type_params?: Array<{ key: string; value: unknown }> }): number {

@@ -17,7 +17,7 @@ function loadedPackages(entry: string): string[] {
   expect([run.status, run.stderr]).toEqual([0, '']);
   const packages = new Set<string>();
   for (const file of JSON.parse(run.stdout) as string[]) {
-    const match = /node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(file.split('node_modules/').length > 1 ? `node_modules/${file.split('node_modules/').at(-1)}` : '');
+    const match = /.*node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(file); // the last node_modules: the package itself
     if (match) packages.add(match[1]!);
   }
   return [...packages];
