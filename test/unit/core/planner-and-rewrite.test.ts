@@ -1,5 +1,5 @@
 import { RagError } from '../../../core/errors';
-import { HYDE_MARKER, STEP_BACK_MARKER, composeRewrite } from '../../../core/graph/compose-rewrite';
+import { HYDE_MARKER, HYDE_MARKER_EN, STEP_BACK_MARKER, STEP_BACK_MARKER_EN, composeRewrite } from '../../../core/graph/compose-rewrite';
 import { cleanComplexityResult } from '../../../core/graph/plan-complexity';
 import { ComplexityResult, RewritePlan } from '../../../core/schemas/model-outputs';
 
@@ -50,6 +50,21 @@ describe('query rewrite composition (spec §4.7.1)', () => {
     expect(rewrite.rewritten_query).toBe('丹瑾是什么属性？\n\n假设性答案文档：丹瑾是一名湮灭属性角色……');
     expect(rewrite.step_back_question).toBe('');
     expect(HYDE_MARKER).toBe('\n\n假设性答案文档：');
+  });
+
+  // Issue 42 §6: an English question's rewrite read "What is the general background of … 退步问题：…".
+  test('an English question gets the markers in English: "Step-back question: ", "Hypothetical answer document: "', () => {
+    const english = 'What does the guest network password protect?';
+    const stepBack = composeRewrite(english, RewritePlan.parse({ method: 'step_back', step_back_question: 'What is the general background of guest network password?' }));
+    expect(stepBack.rewritten_query).toBe(`${english}\n\nStep-back question: What is the general background of guest network password?`);
+    const hyde = composeRewrite(english, RewritePlan.parse({ method: 'hyde', hyde_document: 'The guest network password protects the guest network.' }));
+    expect(hyde.rewritten_query).toBe(`${english}\n\nHypothetical answer document: The guest network password protects the guest network.`);
+    expect([STEP_BACK_MARKER_EN, HYDE_MARKER_EN]).toEqual(['\n\nStep-back question: ', '\n\nHypothetical answer document: ']);
+  });
+
+  test('a question with Chinese in it keeps the spec\'s Chinese markers, whatever the rewrite text is written in', () => {
+    const mixed = composeRewrite('Aurora 的访客网络密码？', RewritePlan.parse({ method: 'step_back', step_back_question: 'Aurora guest network' }));
+    expect(mixed.rewritten_query).toBe('Aurora 的访客网络密码？\n\n退步问题：Aurora guest network');
   });
 
   test.each([
