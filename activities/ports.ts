@@ -2,6 +2,7 @@ import type { AnswerTextListener } from '../core/model-output/answer-text-event'
 import type { AnswerVerification } from '../core/schemas/answer';
 import type { AnswerConversation, SessionTurn } from '../core/schemas/conversation';
 import type { AuditBatch, McpToolCallRecord, SessionTrace } from '../core/schemas/audit';
+import type { ChunkingVersion } from '../core/ingest/leaf-context';
 import type { DocumentRecord } from '../core/knowledge/knowledge-base';
 import type { ModelCallRecord, ModelPlan } from '../core/schemas/model-call';
 import type { Chunk } from '../core/schemas/retrieved-chunk';
@@ -121,6 +122,11 @@ export type HierarchyChunk = {
   root_chunk_id: string;
   chunk_level: number;
   chunk_idx: number;
+  /**
+   * The document's title and heading path where the chunk starts (issue 42 §1, core/ingest/leaf-context.ts): kept
+   * beside `text` in knowledge bases chunked `contextual-v1`; absent in `plain` ones.
+   */
+  context?: string;
 };
 
 /** A leaf as a store search returns it: the runtime chunk of spec §6.3 (id = the store's primary key). */
@@ -141,6 +147,12 @@ export type LeafSearch = {
 export interface LeafStore {
   /** Creates the collection when missing; an existing one with another dimension is an INVALID_CONFIG error. */
   ensureCollection(): Promise<void>;
+  /**
+   * How the knowledge base's leaves are chunked (issue 42 §1), read from the collection: `contextual-v1` for one
+   * created now, `plain` for an older one, which keeps its chunking until it is recreated. A store without this
+   * method is `plain`.
+   */
+  chunking?(): Promise<ChunkingVersion>;
   /** True when the collection exists (the knowledge base does); a missing one is not created. */
   exists(): Promise<boolean>;
   /**
@@ -149,8 +161,9 @@ export interface LeafStore {
    */
   insertLeaves(leaves: StoredLeaf[]): Promise<number>;
   /**
-   * The vectors of a document's leaves that `model` computed, by leaf text: what a re-ingestion of the document can
-   * reuse instead of embedding again. Leaves stored without a model (before it was recorded) are left out.
+   * The vectors of a document's leaves that `model` computed, by the text embedded (`indexedText`: the leaf text in a
+   * `plain` knowledge base, its context and text in a contextual one): what a re-ingestion of the document can reuse
+   * instead of embedding again. Leaves stored without a model (before it was recorded) are left out.
    */
   vectorsOfDocument(docId: string, model: string): Promise<Map<string, number[]>>;
   /** Deletes every leaf of a document (file_path == docId) in one call: a document is in retrieval or it is not. */

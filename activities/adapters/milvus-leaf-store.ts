@@ -1,8 +1,9 @@
 import { ConsistencyLevelEnum, MetricType, RRFRanker, type HybridSearchSingleReq } from '@zilliz/milvus2-sdk-node';
 import { RagError } from '../../core/errors';
+import { type ChunkingVersion, PLAIN_CHUNKING } from '../../core/ingest/leaf-context';
 import type { LeafHit, LeafSearch, LeafStore, StoredLeaf } from '../ports';
 import { type MilvusConnection, milvusCall, newMilvusClient, quoteForFilter, serialized } from './milvus/calls';
-import { type CollectionTarget, ensureCollection, loadIfNeeded, NOT_LOADED, ONLY_ZERO_DROP_RATIO } from './milvus/collection';
+import { type CollectionTarget, ensureCollection, loadIfNeeded, NOT_LOADED, ONLY_ZERO_DROP_RATIO, readChunking } from './milvus/collection';
 import { rowsOf, toLeafHit, toLeafRow } from './milvus/rows';
 import { DENSE_SEARCH_EF, FIELD, OUTPUT_FIELDS, SPEC_DROP_RATIO } from './milvus/schema';
 
@@ -16,6 +17,9 @@ import { DENSE_SEARCH_EF, FIELD, OUTPUT_FIELDS, SPEC_DROP_RATIO } from './milvus
  *   when the server says only 0 is supported.
  * - A collection is not loaded after a restart: reads that fail on an unloaded collection load it and retry once.
  * - Writes are serialized per collection (one writer per collection in Lite's engine).
+ * The collection's chunking (issue 42 §1) decides what a row holds: `chunking()` reads it from Milvus each time it is
+ * asked (ingestion asks once per file, a retrieval once), and inserts use the last answer, so a collection dropped
+ * and created again by another process is seen at the next file.
  */
 
 /** `vectorPageSize`: rows per page when a document's vectors are read (tests page with a few). */
@@ -28,6 +32,8 @@ export type HybridSearch = LeafSearch & {
 
 export type MilvusLeafStore = LeafStore & {
   readonly collection: string;
+  /** The collection's chunking, read from Milvus (issue 42 §1). */
+  chunking(): Promise<ChunkingVersion>;
   /**
    * SuperMew's hybrid recall as Milvus runs it (spec §6.3.1): the dense and BM25 sub-requests fused by Milvus' RRF
    * ranker (k = 60), score = the fused score. Not part of the port: ragtime fuses the two legs in code (DESIGN §4),
@@ -63,6 +69,15 @@ export function createMilvusLeafStore(options: MilvusLeafStoreOptions): MilvusLe
   const queueKey = `${address}/${collection}`;
   const write = <T>(run: () => Promise<T>) => serialized(queueKey, run);
   let sparseDropRatio = SPEC_DROP_RATIO;
+
+  // The chunking last read from the collection; null: not read since it was created or dropped here.
+  let chunkingSeen: ChunkingVersion | null = null;
+  const chunking = async (): Promise<ChunkingVersion> => {
+    // A collection without a BM25 function is refused by ensureCollection; until then its rows are plain.
+    chunkingSeen = (await readChunking(target)) ?? PLAIN_CHUNKING;
+    return chunkingSeen;
+  };
+  const knownChunking = async (): Promise<ChunkingVersion> => chunkingSeen ?? chunking();
 
   // One load however many reads find the collection released at once (the two hybrid legs after a restart).
   let loading: Promise<boolean> | null = null;
@@ -123,12 +138,19 @@ export function createMilvusLeafStore(options: MilvusLeafStoreOptions): MilvusLe
   return {
     collection,
 
-    ensureCollection: () => write(() => ensureCollection(target)),
+    ensureCollection: () =>
+      write(async () => {
+        chunkingSeen = null;
+        await ensureCollection(target);
+      }),
+
+    chunking,
 
     exists: () => milvusCall(where, 'hasCollection', async () => Boolean((await client.hasCollection({ collection_name: collection })).value)),
 
     insertLeaves: async (leaves: StoredLeaf[]) => {
-      const rows = leaves.map((leaf) => toLeafRow(leaf, dim));
+      const rowChunking = await knownChunking();
+      const rows = leaves.map((leaf) => toLeafRow(leaf, dim, rowChunking));
       return write(async () => {
         let inserted = 0;
         for (let i = 0; i < rows.length; i += INSERT_BATCH) {
@@ -148,20 +170,22 @@ export function createMilvusLeafStore(options: MilvusLeafStoreOptions): MilvusLe
         await milvusCall(where, 'delete', () => client.delete({ collection_name: collection, filter }));
       }),
 
-    vectorsOfDocument: (docId, model) =>
-      read('query', async () => {
+    vectorsOfDocument: async (docId, model) => {
+      // Keyed by the text that was embedded: a contextual leaf's context and text, so a changed heading re-embeds.
+      const embedded = (await knownChunking()) === PLAIN_CHUNKING ? FIELD.text : FIELD.indexedText;
+      return read('query', async () => {
         const vectors = new Map<string, number[]>();
         const keep = (rows: Array<Record<string, unknown>>) => {
           for (const row of rows) {
             const dense = row[FIELD.dense];
-            if (Array.isArray(dense) && dense.length === dim) vectors.set(String(row[FIELD.text]), dense.map(Number));
+            if (Array.isArray(dense) && dense.length === dim) vectors.set(String(row[embedded]), dense.map(Number));
           }
         };
         const page = options.vectorPageSize ?? VECTOR_PAGE;
         const query = {
           collection_name: collection,
           filter: `file_path == ${quoteForFilter(docId)} and ${FIELD.embeddingModel} == ${quoteForFilter(model)}`,
-          output_fields: [FIELD.text, FIELD.dense],
+          output_fields: [embedded, FIELD.dense],
           consistency_level: ConsistencyLevelEnum.Strong,
         };
         // One query for a document of up to a page of leaves (most); a larger one is read again through the SDK's
@@ -174,7 +198,8 @@ export function createMilvusLeafStore(options: MilvusLeafStoreOptions): MilvusLe
         const pages = await client.queryIterator({ ...query, batchSize: page });
         for await (const rows of pages as AsyncIterable<Array<Record<string, unknown>>>) keep(rows);
         return vectors;
-      }),
+      });
+    },
 
     countByDocument: (docId) => count(`file_path == ${quoteForFilter(docId)}`),
 
@@ -244,6 +269,7 @@ export function createMilvusLeafStore(options: MilvusLeafStoreOptions): MilvusLe
 
     dropCollection: () =>
       write(async () => {
+        chunkingSeen = null;
         await milvusCall(where, 'dropCollection', () => client.dropCollection({ collection_name: collection }));
       }),
 

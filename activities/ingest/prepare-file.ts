@@ -4,6 +4,7 @@ import { readFile } from 'node:fs/promises';
 import { RagError } from '../../core/errors';
 import { buildHierarchy, countLevels, LEAF_LEVEL, type HierarchyChunk } from '../../core/ingest/hierarchy';
 import type { ChunkCounts } from '../../core/ingest/ingest-io';
+import { withLeafContexts } from '../../core/ingest/leaf-context';
 import { sanitizeDocument } from '../../core/ingest/sanitize';
 import { DEFAULT_LOADERS, loaderFor, type Loaders } from '../adapters/loaders';
 import { fileError } from '../adapters/loaders/loader';
@@ -49,9 +50,9 @@ async function readBytes(file: string, filename: string): Promise<Uint8Array> {
 }
 
 /**
- * Read → load → sanitize → three-level split (spec §6.11). Unsupported, corrupt and empty files fail here, before
- * the stores are touched, so a bad upload never removes the chunks of a good earlier version (DESIGN §7: bad input
- * changes nothing; the original deleted first).
+ * Read → load → sanitize → three-level split (spec §6.11) → contexts (issue 42 §1). Unsupported, corrupt and
+ * empty files fail here, before the stores are touched, so a bad upload never removes the chunks of a good earlier
+ * version (DESIGN §7: bad input changes nothing; the original deleted first).
  */
 export async function prepareFile(file: string, filename: string, options: PrepareOptions & { docId?: string } = {}): Promise<PreparedFile> {
   const loader = loaderFor(filename, options.loaders ?? DEFAULT_LOADERS);
@@ -59,7 +60,8 @@ export async function prepareFile(file: string, filename: string, options: Prepa
   const content = await loader({ bytes, filename, signal: options.signal, onPage: options.onPage });
   const docId = options.docId ?? file;
   const document = sanitizeDocument({ filename, file_path: docId, file_type: content.file_type, pages: content.pages });
-  const chunks = buildHierarchy(document, options.onWarning);
+  // Every chunk carries its context (issue 42 §1); storeFile drops it for a knowledge base chunked `plain`.
+  const chunks = withLeafContexts(document, buildHierarchy(document, options.onWarning));
   const leaves = chunks.filter((chunk) => chunk.chunk_level === LEAF_LEVEL);
   if (leaves.length === 0) {
     throw fileError('EMPTY_DOCUMENT', filename, emptyDocumentReason(content.file_type, content.pages));

@@ -1,5 +1,6 @@
 import { RagError } from '../../core/errors';
 import { LEAF_BATCH_SIZE, type IngestHeartbeat, type IngestWait } from '../../core/ingest/ingest-io';
+import { chunksFor, indexedText, PLAIN_CHUNKING } from '../../core/ingest/leaf-context';
 import type { Embedder, HierarchyChunk, LeafStore, ParentStore } from '../ports';
 import { requestSlots } from './request-slots';
 import type { PreparedFile } from './prepare-file';
@@ -20,7 +21,7 @@ import type { PreparedFile } from './prepare-file';
 /** `kb`: the knowledge base written, named in progress messages. */
 export type StoreDeps = { leafStore: LeafStore; parentStore: ParentStore; embedder: Embedder; kb?: string };
 
-/** `reuse` (default true): keep the stored version's vector of a leaf whose text and model are unchanged. */
+/** `reuse` (default true): keep the stored version's vector of a leaf whose embedded text and model are unchanged. */
 export type StoreOptions = { signal?: AbortSignal; now?: () => number; reuse?: boolean };
 
 /** What storeFile wrote: leaves inserted by this call, and how many of them kept the stored version's vector. */
@@ -81,14 +82,19 @@ type BatchInFlight = {
  * Writes the document's chunks from leaf `from` on (0 = clear and write everything). Leaves go in batches of
  * LEAF_BATCH_SIZE, each embedded in requests of the embedder's `batchSize`, at most its `concurrency` requests in
  * flight. The pipeline: the next batches' requests go out while a batch is inserted, so the embedder never waits on
- * Milvus. Before clearing, the stored version's vectors are read: a leaf whose text and embedding model are
- * unchanged keeps its vector and is not embedded again (unless `reuse` is false). Before each wait it reports what it waits
+ * Milvus. Before clearing, the stored version's vectors are read: a leaf whose embedded text (its context and text,
+ * core/ingest/leaf-context.ts `indexedText`) and embedding model are unchanged keeps its vector and is not embedded
+ * again (unless `reuse` is false); a leaf whose heading or title changed is embedded again. The knowledge base's
+ * chunking decides what is embedded: a `plain` one (created before issue 42) gets the leaves without context, as
+ * before, until it is recreated. Before each wait it reports what it waits
  * on (`wait`, shown by `ragtime ingest`); `now` is the clock.
  */
 export async function storeFile(prepared: PreparedFile, from: number, deps: StoreDeps, progress: Progress, options: StoreOptions = {}): Promise<Stored> {
   const { signal, now = Date.now, reuse = true } = options;
-  const { docId, leaves } = prepared;
+  const { docId } = prepared;
   const { embedder } = deps;
+  const chunking = (await deps.leafStore.chunking?.()) ?? PLAIN_CHUNKING;
+  const leaves = chunksFor(prepared.leaves, chunking);
   const batches = Math.ceil(leaves.length / LEAF_BATCH_SIZE);
   const perRequest = Math.max(1, Math.min(LEAF_BATCH_SIZE, embedder.batchSize ?? LEAF_BATCH_SIZE));
   const concurrency = Math.max(1, embedder.concurrency ?? 1);
@@ -101,7 +107,7 @@ export async function storeFile(prepared: PreparedFile, from: number, deps: Stor
     progress({ wait: { on: 'clearing', target: deps.kb, since: now() } });
     await clearDocument(docId, deps);
     progress({ stage: 'cleared', leaves_embedded: 0, leaves_inserted: 0, wait: { on: 'writing_parents', texts: prepared.parents.length, target: deps.kb, since: now() } });
-    await deps.parentStore.replaceDocument(docId, prepared.parents);
+    await deps.parentStore.replaceDocument(docId, chunksFor(prepared.parents, chunking));
     progress({ stage: 'parents_written', wait: undefined });
   }
 
@@ -120,7 +126,7 @@ export async function storeFile(prepared: PreparedFile, from: number, deps: Stor
   const embedInto = (batch: BatchInFlight, indexes: number[], part: number, parts: number) =>
     slot(async () => {
       requestSignal.throwIfAborted();
-      const texts = indexes.map((i) => batch.leaves[i]!.text);
+      const texts = indexes.map((i) => indexedText(batch.leaves[i]!));
       const timeout = embedder.timeoutMsFor?.(texts.length);
       const id = requestId++;
       embeddingWaits.set(id, {
@@ -150,7 +156,7 @@ export async function storeFile(prepared: PreparedFile, from: number, deps: Stor
   const schedule = (start: number): BatchInFlight => {
     const end = Math.min(leaves.length, (Math.floor(start / LEAF_BATCH_SIZE) + 1) * LEAF_BATCH_SIZE);
     const batchLeaves = leaves.slice(start, end);
-    const vectors = batchLeaves.map((leaf) => reusable.get(leaf.text));
+    const vectors = batchLeaves.map((leaf) => reusable.get(indexedText(leaf)));
     const missing = vectors.flatMap((vector, i) => (vector === undefined ? [i] : []));
     reused += batchLeaves.length - missing.length;
     ready += batchLeaves.length - missing.length;

@@ -138,7 +138,7 @@ export function createKnowledgeStores(deps: KnowledgeStoresDeps): KnowledgeStore
     },
     async stats(kb) {
       const { leafStore } = await this.open(kb);
-      const [records, leaves] = await Promise.all([documents.list(kb), leafStore.countLeaves()]);
+      const [records, leaves, chunking] = await Promise.all([documents.list(kb), leafStore.countLeaves(), leafStore.chunking?.()]);
       const sum = (pick: (record: DocumentRecord) => number) => records.reduce((total, record) => total + pick(record), 0);
       const last = records.map((record) => record.ingested_at).sort().at(-1) ?? null;
       return {
@@ -147,6 +147,7 @@ export function createKnowledgeStores(deps: KnowledgeStoresDeps): KnowledgeStore
         chunks: { l1: sum((r) => r.l1), l2: sum((r) => r.l2), l3: leaves },
         bytes: sum((r) => r.bytes),
         last_ingest: last,
+        ...(chunking === undefined ? {} : { chunking }),
       };
     },
     async removeDocument(kb, docId) {

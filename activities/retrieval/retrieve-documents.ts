@@ -59,11 +59,12 @@ export function createRetriever(deps: RetrieverDeps): Retriever {
         autoMerge: config.autoMerge,
         rerank: config.rerank,
       };
-      const done = (docs: Chunk[], meta: FullRetrievalMeta): RetrievalResult => ({
-        docs,
-        meta,
-        diagnostics: recorder.build(),
-      });
+      // issue 42 §1: the knowledge base's chunking, read beside the query embedding (a metadata call to Milvus).
+      const chunking = deps.leafStore.chunking?.().catch(() => null);
+      const done = async (docs: Chunk[], meta: FullRetrievalMeta): Promise<RetrievalResult> => {
+        const diagnostics = recorder.build();
+        return { docs, meta, diagnostics: chunking === undefined ? diagnostics : { ...diagnostics, chunking_version: await chunking } };
+      };
       const finalizeDeps = { parentStore: deps.parentStore, rerank: deps.rerank, basis, recorder, policy };
       const leafLevel = basis.leafRetrieveLevel;
 

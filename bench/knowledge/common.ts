@@ -194,6 +194,8 @@ export function precomputedQueryEmbedder(dim: number, vectors: ReadonlyMap<strin
 export function timedLeafStore(inner: LeafStore, inserts: Stopwatch, deletes: Stopwatch): LeafStore {
   return {
     ensureCollection: () => inner.ensureCollection(),
+    // issue 42 §1: the inner store's chunking decides what storeFile embeds; without it a new collection would get plain leaves.
+    ...(inner.chunking ? { chunking: () => inner.chunking!() } : {}),
     exists: () => inner.exists(),
     insertLeaves: (leaves) => inserts.time(leaves.length, () => inner.insertLeaves(leaves)),
     deleteByDocument: (docId) => deletes.time(0, () => inner.deleteByDocument(docId)),

@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { RagError } from '../../core/errors';
+import { CHUNKING_VERSION, type ChunkingVersion, PLAIN_CHUNKING } from '../../core/ingest/leaf-context';
 import type { DocumentRecord, KbStats } from '../../core/knowledge/knowledge-base';
 import type { CliContext } from '../context';
 import type { KnowledgeAdmin } from '../host';
@@ -28,7 +29,14 @@ function statsLines(stats: KbStats): string {
     `  chunks      L1 ${stats.chunks.l1}  L2 ${stats.chunks.l2}  L3 ${stats.chunks.l3}`,
     `  bytes       ${stats.bytes} (UTF-8 text of its chunks)`,
     `  last ingest ${stats.last_ingest ?? '-'}`,
+    ...(stats.chunking === undefined ? [] : [`  chunking    ${chunkingLine(stats.chunking)}`]),
   ].join('\n');
+}
+
+/** issue 42 §1: which leaves the knowledge base has, and for an older one how it gets the new ones. */
+function chunkingLine(chunking: ChunkingVersion): string {
+  if (chunking !== PLAIN_CHUNKING) return `${chunking} (each leaf is embedded and keyword-indexed with its document's title and headings)`;
+  return `${chunking} (created before ${CHUNKING_VERSION}; re-ingestion keeps ${chunking}: drop and create the knowledge base, then ingest, to get ${CHUNKING_VERSION})`;
 }
 
 function documentRows(records: DocumentRecord[]): string {
@@ -88,7 +96,7 @@ export function registerKnowledgeBaseCommands(program: Command, context: CliCont
       }),
     );
   kb.command('stats')
-    .description('documents, chunks per level, characters and last ingest of a knowledge base')
+    .description('documents, chunks per level, characters, last ingest and chunking of a knowledge base')
     .argument('[name]', 'default RAGTIME_KB')
     .option('--json', 'print them as JSON')
     .action(async (name: string | undefined, flags: { json?: boolean }) =>

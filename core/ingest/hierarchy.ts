@@ -33,6 +33,8 @@ export type HierarchyChunk = {
   root_chunk_id: string;
   chunk_level: number;
   chunk_idx: number;
+  /** The document's title and heading path where the chunk starts (core/ingest/leaf-context.ts); absent: plain. */
+  context?: string;
 };
 
 /**

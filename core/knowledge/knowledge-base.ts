@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ChunkingVersion } from '../ingest/leaf-context';
 
 /*
  * Knowledge bases and documents as named objects (DESIGN §4b). A knowledge base is a Milvus collection of the same
@@ -69,6 +70,12 @@ export const KbStats = z.object({
   bytes: z.number().int().min(0),
   /** ISO time of the latest ingestion, null when it holds no document. */
   last_ingest: z.string().nullable(),
+  /**
+   * How its leaves are chunked (issue 42 §1): `contextual-v1` for a knowledge base created now, `plain` for an older
+   * one, which keeps it (re-ingestion included) until it is dropped and created again. Absent from a store that
+   * cannot tell.
+   */
+  chunking: ChunkingVersion.optional(),
 });
 export type KbStats = z.infer<typeof KbStats>;
 

@@ -18,6 +18,24 @@ function groupSizes(candidates: readonly Chunk[]): Map<string, number> {
   return sizes;
 }
 
+/**
+ * Issue 42 §1: the context of a merged parent, when the parent store has none (it keeps none: the context is not a
+ * column of spec §6.8's table). A parent's text is its children's, so the context in force at its start is that of
+ * its first child: of the children among the candidates, the earliest in the document (lowest chunk_idx). Exact when
+ * the first child is among them; otherwise it may name a heading that lies inside the parent's own text. Deriving it
+ * keeps the parent store's schema, and parents written before contextual leaves, as they are.
+ */
+function firstChildContexts(candidates: readonly Chunk[]): Map<string, string> {
+  const first = new Map<string, Chunk>();
+  for (const candidate of candidates) {
+    const parentId = parentIdOf(candidate);
+    if (!parentId || typeof candidate.context !== 'string' || candidate.context === '') continue;
+    const seen = first.get(parentId);
+    if (!seen || (candidate.chunk_idx ?? Infinity) < (seen.chunk_idx ?? Infinity)) first.set(parentId, candidate);
+  }
+  return new Map([...first].map(([parentId, child]) => [parentId, child.context as string]));
+}
+
 /** Parent ids whose group of children among the candidates is at least `threshold` large, in first-seen order. */
 export function qualifyingParentIds(candidates: readonly Chunk[], threshold: number): string[] {
   return [...groupSizes(candidates)].filter(([, size]) => size >= threshold).map(([parentId]) => parentId);
@@ -35,6 +53,7 @@ export function mergePass(
   threshold: number,
 ): MergePassResult {
   const sizes = groupSizes(candidates);
+  const contexts = firstChildContexts(candidates);
   const positionByParent = new Map<string, number>();
   const chunks: Chunk[] = [];
   let replaced = 0;
@@ -48,7 +67,8 @@ export function mergePass(
     const position = positionByParent.get(parentId);
     if (position === undefined) {
       positionByParent.set(parentId, chunks.length);
-      const merged = { ...parent, merged_from_children: true, merged_child_count: sizes.get(parentId) ?? 0 };
+      const context = parent.context || contexts.get(parentId);
+      const merged = { ...parent, ...(context ? { context } : {}), merged_from_children: true, merged_child_count: sizes.get(parentId) ?? 0 };
       chunks.push(mergeScoreInto(merged, candidate));
     } else {
       chunks[position] = mergeScoreInto(chunks[position] as Chunk, candidate);

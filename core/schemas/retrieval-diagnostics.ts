@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { ChunkingVersion } from '../ingest/leaf-context';
 
 /*
  * Retrieval diagnostics beside the 59-field protocol (DESIGN §5 layer A, issue 4 §3), after NexaRAG's retrieval
@@ -107,5 +108,10 @@ export const RetrievalDiagnostics = z.strictObject({
   reranked: bounded(RerankedCandidate),
   attempts: z.array(RetrievalAttempt).max(2),
   timing_ms: RetrievalTimings,
+  /**
+   * How the searched knowledge base's leaves were chunked (issue 42 §1: `plain`, or `contextual-v1` whose leaves
+   * carry their title and heading path); null when it could not be read, absent in diagnostics recorded before it.
+   */
+  chunking_version: ChunkingVersion.nullable().optional(),
 });
 export type RetrievalDiagnostics = z.infer<typeof RetrievalDiagnostics>;

@@ -20,7 +20,15 @@ export const RETRIEVED_CHUNK_FIELDS = ['filename', 'page_number', 'text', 'score
  */
 export const Chunk = z.looseObject({
   id: z.union([z.string(), z.number()]).optional(),
+  /** The document's own words: what an answer quotes and a citation is checked against (issue 42 §1). */
   text: z.string().optional(),
+  /**
+   * Where the chunk sits in its document, for knowledge bases chunked `contextual-v1` (core/ingest/leaf-context.ts):
+   * the document's title and the Markdown headings in force where the chunk starts ("tar › Extract archives").
+   * Embedded, keyword-indexed and graded with `text` (`context + "\n" + text`), never quoted; absent on older
+   * knowledge bases (`plain`). Not one of the 6 protocol fields: normalization drops it from the trace.
+   */
+  context: z.string().optional(),
   filename: z.string().optional(),
   file_type: z.string().optional(),
   file_path: z.string().optional(),

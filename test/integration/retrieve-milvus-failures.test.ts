@@ -122,7 +122,7 @@ describe('failures of the shared Milvus server and collection (once, not per par
     const collection = `no_bm25_${RUN_TAG}`;
     const client = newMilvusClient();
     try {
-      await client.createCollection({ ...collectionSchema(collection, services.embeddingDim), functions: [] });
+      await client.createCollection({ ...collectionSchema(collection, services.embeddingDim, 'plain'), functions: [] });
       await client.createIndex({ collection_name: collection, ...DENSE_INDEX });
       await client.createIndex({ collection_name: collection, field_name: FIELD.sparse, index_type: IndexType.SPARSE_INVERTED_INDEX, metric_type: MetricType.IP, params: { drop_ratio_build: 0 } });
       const embedder = createOpenAiEmbedder({ baseUrl: services.embeddingBaseUrl, model: services.embeddingModel, dim: services.embeddingDim });

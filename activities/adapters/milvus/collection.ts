@@ -1,7 +1,8 @@
-import { FunctionType, LoadState, type MilvusClient } from '@zilliz/milvus2-sdk-node';
+import { type DescribeCollectionResponse, FunctionType, LoadState, type MilvusClient } from '@zilliz/milvus2-sdk-node';
+import type { ChunkingVersion } from '../../../core/ingest/leaf-context';
 import { RagError } from '../../../core/errors';
 import { milvusCall } from './calls';
-import { collectionSchema, DENSE_INDEX, FIELD, REQUIRED_FIELDS, SPARSE_INDEX, SPEC_DROP_RATIO } from './schema';
+import { chunkingOfBm25Input, collectionSchema, DENSE_INDEX, FIELD, REQUIRED_FIELDS, SPARSE_INDEX, SPEC_DROP_RATIO } from './schema';
 
 /*
  * ensureCollection (spec §6.10): create the collection when missing, check an existing one, create missing indexes
@@ -20,6 +21,24 @@ function denseDimOf(field: { dim?: unknown; type_params?: Array<{ key: string; v
   return Number(field.dim ?? fromParams);
 }
 
+/**
+ * The chunking a described collection records (issue 42 §1): that of its BM25 function's input field (`text`:
+ * plain, `indexed_text`: contextual-v1); null when no BM25 function writes the sparse field from either.
+ */
+export function chunkingOfCollection(described: Pick<DescribeCollectionResponse, 'schema'>): ChunkingVersion | null {
+  for (const f of described.schema.functions ?? []) {
+    if (!(f.type === FunctionType.BM25 || f.type === 'BM25') || !(f.output_field_names ?? []).includes(FIELD.sparse)) continue;
+    const chunking = chunkingOfBm25Input((f.input_field_names ?? [])[0] ?? '');
+    if (chunking) return chunking;
+  }
+  return null;
+}
+
+/** The chunking of the collection as Milvus describes it now; null as for chunkingOfCollection. */
+export async function readChunking({ client, collection, where }: CollectionTarget): Promise<ChunkingVersion | null> {
+  return chunkingOfCollection(await milvusCall(where, 'describeCollection', () => client.describeCollection({ collection_name: collection })));
+}
+
 async function checkExisting({ client, collection, dim, where, address }: CollectionTarget): Promise<void> {
   const described = await milvusCall(where, 'describeCollection', () => client.describeCollection({ collection_name: collection }));
   const fields = new Map(described.schema.fields.map((f) => [f.name, f]));
@@ -33,15 +52,12 @@ async function checkExisting({ client, collection, dim, where, address }: Collec
   }
   // Without the BM25 function the sparse field is a plain vector: every BM25 search fails, and every retrieval
   // would silently fall back to dense recall (spec §6.1 step 4).
-  const bm25 = (described.schema.functions ?? []).some(
-    (f) => (f.type === FunctionType.BM25 || f.type === 'BM25') && (f.input_field_names ?? []).includes(FIELD.text) && (f.output_field_names ?? []).includes(FIELD.sparse),
-  );
-  if (!bm25) {
+  if (chunkingOfCollection(described) === null) {
     throw new RagError(
       'INVALID_CONFIG',
       `Milvus collection "${collection}" at ${address} exists but is not a ragtime leaf collection: ${FIELD.sparse} is ` +
-        `not the output of a BM25 function over ${FIELD.text}, so BM25 search cannot run; set MILVUS_COLLECTION to ` +
-        'another name, or drop it so that it is created again',
+        `not the output of a BM25 function over ${FIELD.text} (or ${FIELD.indexedText}), so BM25 search cannot run; set ` +
+        'MILVUS_COLLECTION to another name, or drop it so that it is created again',
     );
   }
   const existing = denseDimOf(fields.get(FIELD.dense)!);

@@ -1,7 +1,8 @@
 import type { RowData } from '@zilliz/milvus2-sdk-node';
 import { RagError } from '../../../core/errors';
+import { indexedText, type ChunkingVersion } from '../../../core/ingest/leaf-context';
 import type { LeafHit, StoredLeaf } from '../../ports';
-import { FIELD, INT_FIELDS, VARCHAR_LIMITS } from './schema';
+import { FIELD, INDEXED_TEXT_LIMIT, INT_FIELDS, VARCHAR_LIMITS } from './schema';
 
 /*
  * Leaf rows in and search hits out. Milvus Lite and the Node SDK return int64 fields as strings ("3"), so numbers
@@ -33,6 +34,8 @@ export function toLeafHit(row: Row, score: number): LeafHit {
     // DESIGN §4b: the document id (file_path) and where it was read from (a dynamic field; '' on older rows).
     doc_id: text(row.file_path),
     source: text(row.source),
+    // issue 42 §1: the leaf's context, beside its text (a dynamic field of contextual collections).
+    ...(text(row[FIELD.context]) === '' ? {} : { context: text(row[FIELD.context]) }),
     score: Number.isFinite(score) ? score : 0,
   };
 }
@@ -45,8 +48,12 @@ export function rowsOf(results: unknown): Row[] {
 
 const utf8Bytes = (value: string) => Buffer.byteLength(value, 'utf8');
 
-/** A leaf as a Milvus row, after checking what Milvus would otherwise refuse with a less helpful message. */
-export function toLeafRow(leaf: StoredLeaf, dim: number): RowData {
+/**
+ * A leaf as a Milvus row of a collection of `chunking`, after checking what Milvus would otherwise refuse with a less
+ * helpful message. A contextual collection gets the BM25 input `indexed_text` (context, newline, text) and the
+ * context; a plain one neither (its BM25 reads `text`).
+ */
+export function toLeafRow(leaf: StoredLeaf, dim: number, chunking: ChunkingVersion = 'plain'): RowData {
   const fail = (problem: string) => {
     throw new RagError('INVALID_INPUT', `leaf chunk ${JSON.stringify(leaf.chunk_id)} of ${JSON.stringify(leaf.filename)}: ${problem}`);
   };
@@ -57,6 +64,10 @@ export function toLeafRow(leaf: StoredLeaf, dim: number): RowData {
     const value = leaf[field as keyof typeof VARCHAR_LIMITS];
     if (typeof value !== 'string') fail(`${field} must be a string`);
     else if (utf8Bytes(value) > limit) fail(`${field} is ${utf8Bytes(value)} bytes of UTF-8; the collection allows ${limit}`);
+  }
+  const indexed = chunking === 'plain' ? null : indexedText(leaf);
+  if (indexed !== null && utf8Bytes(indexed) > INDEXED_TEXT_LIMIT) {
+    fail(`${FIELD.indexedText} (context and text) is ${utf8Bytes(indexed)} bytes of UTF-8; the collection allows ${INDEXED_TEXT_LIMIT}`);
   }
   for (const field of INT_FIELDS) {
     if (!Number.isSafeInteger(leaf[field])) fail(`${field} must be an integer, got ${JSON.stringify(leaf[field])}`);
@@ -73,6 +84,8 @@ export function toLeafRow(leaf: StoredLeaf, dim: number): RowData {
     parent_chunk_id: leaf.parent_chunk_id,
     root_chunk_id: leaf.root_chunk_id,
     chunk_level: leaf.chunk_level,
+    ...(indexed === null ? {} : { [FIELD.indexedText]: indexed }),
+    ...(indexed === null || !leaf.context ? {} : { [FIELD.context]: leaf.context }),
     // Dynamic fields (the collection has enable_dynamic_field, spec §6.10): no schema change for older collections.
     ...(leaf.source === undefined ? {} : { source: leaf.source }),
     ...(leaf.embedding_model === undefined ? {} : { [FIELD.embeddingModel]: leaf.embedding_model }),
