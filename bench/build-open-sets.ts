@@ -6,6 +6,10 @@ import { writeSlice } from './open-sets/slice';
 import { DEBIAN_FAQ_README, DEBIAN_FAQ_SET, buildDebianFaq, type BuiltSet } from './open-sets/debian-faq';
 import { DJANGO_README, DJANGO_SET, buildDjangoNotes } from './open-sets/django-notes';
 import { SECURITY_REPORTS_README, SECURITY_REPORTS_SET, SECURITY_REPORTS_SPLIT, buildSecurityReports } from './open-sets/security-reports';
+import { NEWS_EN_README, NEWS_EN_SET, buildNewsEn } from './open-sets/news-en';
+import { NEWS_ZH_README, NEWS_ZH_SET, buildNewsZh } from './open-sets/news-zh';
+import { TWO_PART_README, TWO_PART_SET, buildTwoPart } from './open-sets/two-part';
+import { CLI_PAGES_README, CLI_PAGES_SET, buildCliPages } from './open-sets/cli-pages';
 
 /*
  * The open evaluation sets of issues 26 and 32 (docs/design/evaluation-sets-plan.md, docs/EVALUATION.md): built from the
@@ -20,6 +24,10 @@ const SETS: Record<string, { build: () => BuiltSet; readme: string; split?: stri
   [DEBIAN_FAQ_SET]: { build: buildDebianFaq, readme: DEBIAN_FAQ_README },
   [DJANGO_SET]: { build: buildDjangoNotes, readme: DJANGO_README },
   [SECURITY_REPORTS_SET]: { build: buildSecurityReports, readme: SECURITY_REPORTS_README, split: SECURITY_REPORTS_SPLIT },
+  [NEWS_EN_SET]: { build: buildNewsEn, readme: NEWS_EN_README },
+  [NEWS_ZH_SET]: { build: () => buildNewsZh(), readme: NEWS_ZH_README },
+  [TWO_PART_SET]: { build: () => buildTwoPart(), readme: TWO_PART_README },
+  [CLI_PAGES_SET]: { build: buildCliPages, readme: CLI_PAGES_README },
 };
 
 function main(): void {
