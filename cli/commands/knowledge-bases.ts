@@ -78,8 +78,8 @@ export function registerKnowledgeBaseCommands(program: Command, context: CliCont
         }
         console.log(
           textTable([
-            ['knowledge base', 'documents', 'L3 leaves', 'last ingest'],
-            ...stats.map((s) => [`${s.kb}${s.kb === context.config.milvus.collection ? ' (default)' : ''}`, String(s.documents), String(s.chunks.l3), s.last_ingest ?? '-']),
+            ['knowledge base', 'documents', 'L3 leaves', 'last ingest', 'chunking'],
+            ...stats.map((s) => [`${s.kb}${s.kb === context.config.milvus.collection ? ' (default)' : ''}`, String(s.documents), String(s.chunks.l3), s.last_ingest ?? '-', s.chunking ?? '-']),
           ]),
         );
       }),
