@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { CONTEXT_SEPARATOR, titleOfTexts } from '../knowledge/document-title';
+import { CONTEXT_SEPARATOR, fileStem, titleOfTexts } from '../knowledge/document-title';
 import type { HierarchyChunk } from './hierarchy';
 import type { LoadedDocument } from './ingest-io';
 
@@ -107,14 +107,14 @@ export function locate(text: string, piece: string, from: number): number {
  * Text, Word and PDF files have no headings: their context is the title.
  */
 export function withLeafContexts(document: LoadedDocument, chunks: readonly HierarchyChunk[]): HierarchyChunk[] {
-  const title = titleOfTexts(
-    document.pages.map((page) => page.text),
-    document.filename,
-  );
   const headed = HEADED_TYPES.has(document.file_type);
   const html = document.file_type === 'HTML';
   const pageText = new Map(document.pages.map((page) => [page.page_number, page.text]));
   const headingsOf = new Map(document.pages.map((page) => [page.page_number, headed ? markdownHeadings(page.text, html) : []]));
+  // Markdown and HTML: the first level-1 heading outside code ("# " in a shell example is a comment); other types:
+  // the first "# " line, as document-title.ts reads retrieved chunks.
+  const h1 = [...headingsOf.values()].flat().find((heading) => heading.level === 1)?.text;
+  const title = headed ? (h1 ?? fileStem(document.filename)) : titleOfTexts(document.pages.map((page) => page.text), document.filename);
   // The trail in force at the start of each page: the headings of every earlier page applied in order.
   const trailAt = new Map<number, Trail>();
   let trail: Trail = [];

@@ -100,6 +100,8 @@ describe('withLeafContexts', () => {
     expect(leavesOf(doc('faq.txt', 'Text', '## not markdown here\n\nA line.'))[0]?.context).toBe('faq');
     expect(leavesOf(doc('manual.pdf', 'PDF', 'Page one.', 'Page two.')).map((leaf) => leaf.context)).toEqual(['manual', 'manual']);
     expect(leavesOf(doc('guide.txt', 'Text', '# Guide Title\n\nBody.'))[0]?.context).toBe('Guide Title');
+    // A "# " line in a Markdown code block is a comment, not the title.
+    expect(leavesOf(doc('tar.md', 'Markdown', '```sh\n# list the files\ntar tf a.tar\n```\n\n# tar\n\nBody.'))[0]?.context).toBe('tar');
   });
 
   test('HTML sections: a later page continues under the headings of the earlier ones', () => {
