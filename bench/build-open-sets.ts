@@ -9,6 +9,7 @@ import { SECURITY_REPORTS_README, SECURITY_REPORTS_SET, SECURITY_REPORTS_SPLIT, 
 import { NEWS_EN_README, NEWS_EN_SET, buildNewsEn } from './open-sets/news-en';
 import { NEWS_ZH_README, NEWS_ZH_SET, buildNewsZh } from './open-sets/news-zh';
 import { TWO_PART_README, TWO_PART_SET, buildTwoPart } from './open-sets/two-part';
+import { CLI_PAGES_README, CLI_PAGES_SET, buildCliPages } from './open-sets/cli-pages';
 
 /*
  * The open evaluation sets of issues 26 and 32 (docs/design/evaluation-sets-plan.md, docs/EVALUATION.md): built from the
@@ -26,6 +27,7 @@ const SETS: Record<string, { build: () => BuiltSet; readme: string; split?: stri
   [NEWS_EN_SET]: { build: buildNewsEn, readme: NEWS_EN_README },
   [NEWS_ZH_SET]: { build: () => buildNewsZh(), readme: NEWS_ZH_README },
   [TWO_PART_SET]: { build: () => buildTwoPart(), readme: TWO_PART_README },
+  [CLI_PAGES_SET]: { build: buildCliPages, readme: CLI_PAGES_README },
 };
 
 function main(): void {
