@@ -46,8 +46,17 @@ const HAN_NUMERAL_UNITS = new Set(['年', '个月', '周', '天', '小时', '分
 const HAN_DIGITS: Readonly<Record<string, number>> = { 零: 0, 〇: 0, 一: 1, 二: 2, 两: 2, 三: 3, 四: 4, 五: 5, 六: 6, 七: 7, 八: 8, 九: 9 };
 const HAN_MULTIPLIERS: Readonly<Record<string, number>> = { 十: 10, 百: 100, 千: 1000 };
 
-/** The value of a simple Chinese numeral (below 100,000,000), or null. */
+/**
+ * The value of a simple Chinese numeral, or null. Below 100,000,000 as written ("三万五千"); a 亿 splits the numeral
+ * into hundreds of millions and the rest ("三亿五千万" = 350,000,000; "三万亿" = 3 × 10¹²), for core/offline-policy/quantity-facts.ts.
+ */
 export function hanNumeralValue(text: string): number | null {
+  const yi = text.indexOf('亿');
+  if (yi >= 0) {
+    const high = yi === 0 ? 1 : hanNumeralValue(text.slice(0, yi));
+    const low = yi === text.length - 1 ? 0 : hanNumeralValue(text.slice(yi + 1));
+    return high === null || low === null || text.includes('亿', yi + 1) ? null : high * 100_000_000 + low;
+  }
   if (!/^[零〇一二两三四五六七八九十百千万]+$/.test(text)) return null;
   // Digit by digit ("二〇二四"): no multiplier at all.
   if (text.length > 1 && !/[十百千万]/.test(text)) return Number([...text].map((char) => HAN_DIGITS[char]).join(''));
@@ -109,6 +118,19 @@ const sticky = (pattern: RegExp, text: string, at: number): RegExpExecArray | nu
   pattern.lastIndex = at;
   return pattern.exec(text);
 };
+
+/**
+ * The canonical unit written at the start of `text` (after spaces), with the length it takes there, or null: the
+ * same aliases checkTokens reads after a number ("公里" → "km", "美元" → "美元"), for a number whose unit follows a
+ * scale word ("1.2万公里").
+ */
+export function unitAtStart(text: string): { unit: string; length: number } | null {
+  const folded = text.normalize('NFKC').toLowerCase();
+  // NFKC may change lengths (rare: ligatures); the length is only trusted when it does not.
+  if (folded.length !== text.length) return null;
+  const found = sticky(UNIT_AFTER, folded, 0);
+  return found ? { unit: UNIT_ALIASES[found[1] as string] as string, length: found[0].length } : null;
+}
 
 /** A number at `at` (its digits already matched, `length` long), with the unit that follows it if any. */
 function quantityAt(text: string, at: number, digits: string): Match {

@@ -4,6 +4,7 @@ import type { QuestionTerm, TaggedWord } from './question-terms';
 import { sentenceCoverage, termCoverage, textSimilarity } from './term-coverage';
 import { unresolvedSlot } from './text-signals';
 import { agreement, answeringSentence } from './corroboration';
+import { partTerms } from './part-terms';
 
 /*
  * The offline grader v2: documented thresholds over what the evidence holds of the question, in the spirit of CRAG's
@@ -80,25 +81,39 @@ type Candidates = {
 };
 
 /**
- * The documents the question does not pick between: besides the best, each document whose best complete chunk is
- * within COMPETING_MARGIN of it, is not a near-duplicate of one already chosen, whose title names something the
- * others' do not and the question does not name (a different product, a different entity), and whose answering
- * sentence disagrees with each chosen one's (corroboration.ts: different facts, or different wording beyond the
- * question). A document that agrees is another source for the same answer.
+ * The documents the question does not pick between (issues 32 §1 and 42 §4). The candidates: besides the best, each
+ * document whose best complete chunk is within COMPETING_MARGIN of it. A candidate whose answering sentence agrees
+ * with one already chosen (corroboration.ts: the same facts by meaning, different parts of a question of several
+ * parts, the same wording beyond the question) or that is a near-duplicate of one is another source for the same
+ * answer. The others compete only when they are about different subjects the question leaves open, told apart by
+ * their titles: each one's title names something (a product, a release) that the question does not name, that no
+ * other candidate's text mentions, and that the others' titles do not name; and their titles differ, for they are the
+ * options. So a differing number alone is never a reason to ask: reports of one event under different headlines,
+ * whose names the other reports also mention, are one answer.
  */
-function weighCandidates(scored: readonly Scored[], best: Scored, input: GradeInput, limits: GradeThresholds): Candidates {
+export function weighCandidates(scored: readonly Scored[], best: Scored, input: GradeInput, limits: GradeThresholds): Candidates {
   const { terms, question } = input;
   const named = new Set(terms.map((term) => term.term));
-  const ownNames = (chunk: Scored) => chunk.titleNames.filter((name) => ![...named].some((term) => term.includes(name) || name.includes(term)));
+  const parts = partTerms(input.words, terms);
   const answerOf = (chunk: Scored) => ({ sentence: answeringSentence(terms, chunk.text), ownNames: chunk.titleNames });
-  const chosen: Scored[] = [];
   const files = new Set<string>();
+  const candidates = [best, ...scored].filter((chunk) => {
+    if (files.has(chunk.filename) || !chunk.complete || chunk.share < best.share - limits.competingMargin) return false;
+    files.add(chunk.filename);
+    return true;
+  });
+  // A name the question gives, or that another candidate's text mentions, is not what tells this one apart.
+  const subjectNames = (chunk: Scored) =>
+    chunk.titleNames.filter(
+      (name) =>
+        ![...named].some((term) => term.includes(name) || name.includes(term)) &&
+        !candidates.some((other) => other.filename !== chunk.filename && other.text.toLowerCase().includes(name)),
+    );
+  const chosen: Scored[] = [];
   let agreeing = 0;
   let why: string | null = null;
-  for (const chunk of [best, ...scored]) {
-    if (files.has(chunk.filename) || !chunk.complete || chunk.share < best.share - limits.competingMargin) continue;
-    files.add(chunk.filename);
-    const agreed = chosen.map((other) => ({ other, agreement: agreement(answerOf(other), answerOf(chunk), question, terms) }));
+  for (const chunk of candidates) {
+    const agreed = chosen.map((other) => ({ other, agreement: agreement(answerOf(other), answerOf(chunk), question, terms, parts) }));
     // Agreeing answers corroborate; so does a near-duplicate, unless its figures differ (one template, two products).
     const corroborates = agreed.find(({ other, agreement: found }) => found.agree || (!found.byFacts && textSimilarity(other.text, chunk.text) >= limits.duplicate));
     if (corroborates) {
@@ -106,9 +121,10 @@ function weighCandidates(scored: readonly Scored[], best: Scored, input: GradeIn
       why ??= `${corroborates.other.title} and ${chunk.title} agree: ${corroborates.agreement.why}`;
       continue;
     }
-    // A title that names nothing of its own (serial labels: DEV_519) is not a different thing to choose.
-    const names = ownNames(chunk);
-    if (names.length === 0 || !chosen.every((other) => names.some((name) => !ownNames(other).includes(name)))) continue;
+    // A title that names nothing of its own (serial labels: DEV_519) is not a different subject to choose.
+    const names = subjectNames(chunk);
+    const apart = chosen.every((other) => other.title !== chunk.title && names.some((name) => !subjectNames(other).includes(name)));
+    if (names.length === 0 || !apart) continue;
     if (agreed.length > 0) why = `${agreed[0]!.other.title} and ${chunk.title} disagree: ${agreed[0]!.agreement.why}`;
     chosen.push(chunk);
   }
