@@ -149,9 +149,12 @@ export function createMilvusLeafStore(options: MilvusLeafStoreOptions): MilvusLe
     exists: () => milvusCall(where, 'hasCollection', async () => Boolean((await client.hasCollection({ collection_name: collection })).value)),
 
     insertLeaves: async (leaves: StoredLeaf[]) => {
-      const rowChunking = await knownChunking();
-      const rows = leaves.map((leaf) => toLeafRow(leaf, dim, rowChunking));
+      // A leaf Milvus would refuse is refused here, before anything is written (the rows as a plain collection takes
+      // them: the same checks), and the call joins the write queue at once, keeping the order of the calls.
+      leaves.forEach((leaf) => toLeafRow(leaf, dim));
       return write(async () => {
+        const rowChunking = await knownChunking();
+        const rows = leaves.map((leaf) => toLeafRow(leaf, dim, rowChunking));
         let inserted = 0;
         for (let i = 0; i < rows.length; i += INSERT_BATCH) {
           const data = rows.slice(i, i + INSERT_BATCH);

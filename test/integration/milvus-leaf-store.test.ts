@@ -69,7 +69,9 @@ afterAll(async () => {
   if (store) await store.dropCollection().finally(() => store.close());
 });
 
-test('ensureCollection creates the spec §6.10 collection (jieba analyzer, BM25 function, two indexes) and loads it', async () => {
+// Issue 42 §1: a collection created now is chunked contextual-v1: spec §6.10's, with the BM25 function reading
+// `indexed_text` (the leaf's context and text) instead of `text`, which is stored as the document's own words.
+test('ensureCollection creates the spec §6.10 collection, contextual-v1 (jieba analyzer on indexed_text, BM25 function, two indexes) and loads it', async () => {
   await store.ensureCollection();
   await store.ensureCollection(); // idempotent
   const client = newMilvusClient();
@@ -77,16 +79,18 @@ test('ensureCollection creates the spec §6.10 collection (jieba analyzer, BM25 
     const described = await client.describeCollection({ collection_name: COLLECTION });
     const fields = Object.fromEntries(described.schema.fields.map((f) => [f.name, f]));
     expect(Object.keys(fields).sort()).toEqual(
-      ['id', 'dense_embedding', 'sparse_embedding', 'text', 'filename', 'file_type', 'file_path', 'page_number',
+      ['id', 'dense_embedding', 'sparse_embedding', 'text', 'indexed_text', 'filename', 'file_type', 'file_path', 'page_number',
         'chunk_idx', 'chunk_id', 'parent_chunk_id', 'root_chunk_id', 'chunk_level'].sort(),
     );
     expect(fields.id).toMatchObject({ is_primary_key: true, autoID: true, data_type: 'Int64' });
     expect(fields.dense_embedding).toMatchObject({ data_type: 'FloatVector', dim: String(services.embeddingDim) });
-    expect(fields.text).toMatchObject({ max_length: '65535', enable_analyzer: 'true', enable_match: 'true' });
-    expect(JSON.parse(String(fields.text!.analyzer_params))).toEqual({ tokenizer: 'jieba', filter: ['cnalphanumonly'] });
+    expect(fields.text).toMatchObject({ max_length: '65535' });
+    expect(fields.indexed_text).toMatchObject({ max_length: '65535', enable_analyzer: 'true', enable_match: 'true' });
+    expect(JSON.parse(String(fields.indexed_text!.analyzer_params))).toEqual({ tokenizer: 'jieba', filter: ['cnalphanumonly'] });
     expect(described.schema.functions.map((f) => [f.name, f.input_field_names, f.output_field_names])).toEqual([
-      ['text_bm25_emb', ['text'], ['sparse_embedding']],
+      ['text_bm25_emb', ['indexed_text'], ['sparse_embedding']],
     ]);
+    expect(await store.chunking()).toBe('contextual-v1');
     const indexes = (await client.describeIndex({ collection_name: COLLECTION })).index_descriptions;
     const params = Object.fromEntries(
       indexes.map((d) => [d.field_name, Object.fromEntries(d.params.map((p) => [p.key, String(p.value)]))]),
