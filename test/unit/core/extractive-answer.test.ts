@@ -1,5 +1,7 @@
+import { answerSentences } from '../../../core/answer/answer-sentences';
 import { extractiveAnswer } from '../../../core/answer/extractive-answer';
 import { verifyAnswer } from '../../../core/answer/verify-answer';
+import { AnswerDraft, MAX_ANSWER_CITATIONS } from '../../../core/schemas/answer';
 
 // Tokens as jieba's search mode gives them (the adapter tokenizes; the answerer is pure).
 const tokens = (text: string): string[] => text.split(/\s+/).filter(Boolean);
@@ -102,6 +104,176 @@ describe('extractiveAnswer', () => {
       const manual = 'The Zephyr K7 blender ships with spare blades.\nThe box holds 4 spare blades and a brush.';
       const draft = extractiveAnswer('How many spare blades does the Zephyr K7 ship with?', tokens('zephyr k7 spare blades ship'), [manual]);
       expect(draft.answer).toContain('4 spare blades');
+    });
+  });
+
+  // A command reference page in the usual shape (written for this test): a title, a one-line description, then
+  // entries, each a description and, after a blank line, its command.
+  const PACK_PAGE = [
+    '# pack',
+    '',
+    '> Bundle files into one archive.',
+    '',
+    '- Bundle files into a new archive:',
+    '',
+    '`pack create path/to/archive.pk path/to/file1 path/to/file2`',
+    '',
+    '- Unpack an archive into a chosen directory:',
+    '',
+    '`pack extract path/to/archive.pk --into path/to/directory`',
+    '',
+    '- Remove old logs, then bundle the rest:',
+    '',
+    "`find . -name '*.log' -delete; pack create rest.pk .`",
+  ].join('\n');
+
+  describe('command pages: the command line under the chosen entry is part of the answer', () => {
+    test('the entry is quoted with its command, each cited verbatim, and the answer verifies', () => {
+      const draft = extractiveAnswer('How do I unpack an archive into another directory?', tokens('unpack archive another directory'), [PACK_PAGE]);
+      expect(draft.answer).toBe('Unpack an archive into a chosen directory[1]:\n`pack extract path/to/archive.pk --into path/to/directory`[2]');
+      expect(draft.citations).toEqual([
+        { marker: 1, doc_index: 1, quote: '- Unpack an archive into a chosen directory:' },
+        { marker: 2, doc_index: 1, quote: '`pack extract path/to/archive.pk --into path/to/directory`' },
+      ]);
+      expect(verifyAnswer(draft, [PACK_PAGE]).status).toBe('verified');
+    });
+
+    test('a question naming the flag gets the same entry: a command line is part of its entry, not a sentence alone', () => {
+      const draft = extractiveAnswer('What does --into do?', tokens('--into'), [PACK_PAGE]);
+      expect(draft.answer).toContain('Unpack an archive into a chosen directory[1]:');
+      expect(draft.answer).toContain('--into path/to/directory');
+    });
+
+    test('a command with "; " and ". " in it stays one cited line', () => {
+      const draft = extractiveAnswer('How do I remove old logs?', tokens('remove old logs'), [PACK_PAGE]);
+      expect(draft.answer).toBe("Remove old logs, then bundle the rest[1]:\n`find . -name '*.log' -delete; pack create rest.pk .`[2]");
+      expect(verifyAnswer(draft, [PACK_PAGE])).toMatchObject({ status: 'verified', uncited_sentences: [] });
+    });
+
+    test('a fenced block and prompt lines under a sentence are quoted as code, the rest of the document is not', () => {
+      const readme = 'Install it with pip.\n\n```sh\n$ pip install pack\n$ pack --version\n```\n\nThe archive format is documented elsewhere.';
+      const draft = extractiveAnswer('How do I install pack?', tokens('install pack'), [readme]);
+      expect(draft.answer).toBe('Install it with pip[1]:\n`$ pip install pack`[2]\n`$ pack --version`[2]');
+      expect(draft.citations[1]).toEqual({ marker: 2, doc_index: 1, quote: '$ pip install pack\n$ pack --version' });
+      expect(verifyAnswer(draft, [readme]).status).toBe('verified');
+    });
+  });
+
+  test('a later sentence of an entry that opens with an option is quoted with the entry\'s option', () => {
+    const page = '# squeeze\n\n- `-c, --stdout`: Write the output on standard output; keep the original files unchanged.\n- `-d`: Decompress.';
+    const draft = extractiveAnswer('How do I keep the original files unchanged?', tokens('keep original files unchanged'), [page]);
+    expect(draft.answer).toBe('`-c, --stdout`: Write the output on standard output[1]. keep the original files unchanged[2].');
+    expect(verifyAnswer(draft, [page]).status).toBe('verified');
+  });
+
+  test('never more citations than the draft allows, however many example blocks the sentences have', () => {
+    // Three entries, each on one of the question's words, each with 6 blocks: 3 × 7 markers would be 21.
+    const entry = (word: string) => `- Set up ${word}:\n\n${Array.from({ length: 6 }, (_, j) => `\`pack setup ${word} ${j}\``).join('\n\n')}`;
+    const page = ['alpha', 'beta', 'gamma'].map(entry).join('\n\n');
+    const draft = extractiveAnswer('How do I set up alpha, beta and gamma together?', tokens('alpha beta gamma'), [page]);
+    expect(draft.answer).toContain('Set up gamma');
+    expect(draft.citations.length).toBeLessThanOrEqual(MAX_ANSWER_CITATIONS);
+    expect(AnswerDraft.safeParse(draft).success).toBe(true);
+    expect(verifyAnswer(draft, [page]).status).toBe('verified');
+  });
+
+  describe("a caller's sentence score (meaning) combined with the word score", () => {
+    // Every entry holds "rebase" (in its command); only the word "conflicts" tells them apart by words, and it names
+    // the wrong entry: the question asks to cancel.
+    const page = [
+      '# vcs rebase',
+      '',
+      '- Continue after resolving conflicts:',
+      '',
+      '`vcs rebase --continue`',
+      '',
+      '- Skip the commit whose changes clash:',
+      '',
+      '`vcs rebase --skip`',
+      '',
+      '- Give up the rebase and return to where it began:',
+      '',
+      '`vcs rebase --abort`',
+    ].join('\n');
+    const question = "I'm in a rebase with conflicts; how do I cancel it entirely?";
+    const questionTokens = tokens("i'm rebase conflicts cancel entirely");
+
+    test('without it the words choose (as before); with it the sentence closest in meaning is quoted', () => {
+      expect(extractiveAnswer(question, questionTokens, [page]).answer).toContain('--continue');
+      // As an embedding model scores: all close, the right one a little closer.
+      const similarity = (_doc: number, sentence: string) => (sentence.startsWith('- Give up') ? 0.86 : 0.81);
+      const draft = extractiveAnswer(question, questionTokens, [page], { sentenceScore: similarity });
+      expect(draft.answer).toBe('Give up the rebase and return to where it began[1]:\n`vcs rebase --abort`[2]');
+      expect(verifyAnswer(draft, [page]).status).toBe('verified');
+    });
+
+    test('the caller scores the quotable sentences (answerSentences), is told the question, and equal scores change nothing', () => {
+      const asked: string[] = [];
+      const seen: string[] = [];
+      extractiveAnswer(question, questionTokens, [page], {
+        sentenceScore: (doc, sentence, askedQuestion) => {
+          seen.push(`${doc}:${sentence}`);
+          asked.push(askedQuestion);
+          return 0.5;
+        },
+      });
+      expect(seen).toEqual(answerSentences([page]).map((sentence) => `${sentence.doc}:${sentence.text}`));
+      expect(new Set(asked)).toEqual(new Set([question]));
+      const flat = extractiveAnswer(question, questionTokens, [page], { sentenceScore: () => 0.5 });
+      expect(flat).toEqual(extractiveAnswer(question, questionTokens, [page]));
+    });
+  });
+
+  describe('the kind of answer asked for', () => {
+    test('"who": the sentence naming a person is added when the best one names none', () => {
+      const doc = 'The pack archiver maintains its own index of files.\nPack has been developed by Dana Whitfield since 2019.';
+      const who = extractiveAnswer('Who maintains the pack archiver?', tokens('maintains pack archiver'), [doc]);
+      expect(who.answer).toContain('Dana Whitfield');
+      const what = extractiveAnswer('What does the pack archiver maintain?', tokens('pack archiver maintain'), [doc]);
+      expect(what.answer).not.toContain('Dana Whitfield');
+    });
+  });
+
+  describe('a question of several parts: each part from its own best sentence, or said to be missing', () => {
+    const swearing = 'The swearing-in of the new council took place on 5 May 2024. It was public.';
+    const meeting = 'The council held its first meeting on 12 May 2024.';
+    const question = 'When were the swearing-in and the first meeting?';
+    const questionTokens = tokens('swearing-in swearing in first meeting');
+
+    test('two parts answered from two documents, each cited, and the answer verifies', () => {
+      const draft = extractiveAnswer(question, questionTokens, [swearing, meeting]);
+      expect(draft.answer).toContain('5 May 2024');
+      expect(draft.answer).toContain('12 May 2024');
+      expect(draft.unanswered_parts).toBeUndefined();
+      expect(verifyAnswer(draft, [swearing, meeting]).status).toBe('verified');
+    });
+
+    test('a part no sentence holds is named in unanswered_parts, in the question\'s language; the answer still verifies', () => {
+      const draft = extractiveAnswer(question, questionTokens, [swearing]);
+      expect(draft.answer).toContain('5 May 2024');
+      expect(draft.unanswered_parts).toEqual([{ part: 'the first meeting', notice: 'The documents do not mention the first meeting.' }]);
+      expect(verifyAnswer(draft, [swearing]).status).toBe('verified');
+    });
+
+    test('Chinese: 出生年份和毕业院校分别是什么 — each part its sentence; a missing one said as 资料中没有提到…', () => {
+      const bio = '林清，1962 年出生于浙江省。她长期从事材料研究。';
+      const school = '林清于 1984 年毕业于南京大学物理系。';
+      const zhQuestion = '林清的出生年份和毕业院校分别是什么？';
+      const zhTokens = tokens('林清 的 出生 年份 出生年份 和 毕业 院校 毕业院校 分别 是 什么 ？');
+      const both = extractiveAnswer(zhQuestion, zhTokens, [bio, school]);
+      expect(both.answer).toBe('林清，1962 年出生于浙江省[1]。林清于 1984 年毕业于南京大学物理系[2]。');
+      expect(verifyAnswer(both, [bio, school]).status).toBe('verified');
+      const one = extractiveAnswer(zhQuestion, zhTokens, [bio]);
+      expect(one.unanswered_parts).toEqual([{ part: '毕业院校', notice: '资料中没有提到毕业院校。' }]);
+      expect(verifyAnswer(one, [bio]).status).toBe('verified');
+    });
+
+    test('A 和 B 分别是多少: each amount from its own document, even when one document names both', () => {
+      const x1 = '北极星 X1 的续航约为 45 公里。北极星 X1 与 X2 均支持快充。';
+      const x2 = '北极星 X2 的续航约为 60 公里。';
+      const draft = extractiveAnswer('北极星 X1 和 X2 的续航分别是多少？', tokens('北极星 x1 和 x2 的 续航 分别 是 多少 ？'), [x1, x2]);
+      expect(draft.answer).toContain('45 公里');
+      expect(draft.answer).toContain('60 公里');
     });
   });
 });
