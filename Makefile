@@ -8,7 +8,7 @@ help:
 	@echo "make demo    install, start the local services and a worker, ingest samples/knowledge, tour every route"
 	@echo "make test    install, start the services, typecheck, lint, run the whole jest suite, stop what it started"
 	@echo "make check   the quick tier: typecheck, lint, unit tests, time-skipping workflow tests, replay (no services; docs/TESTING.md)"
-	@echo "make up | down | status    start / stop / show the local services (down also stops the demo's worker)"
+	@echo "make up | down | status    start / stop / show the local services (down also stops the demo's worker, API and codec, and make llm's model)"
 	@echo "make setup   install node_modules and the project-local .venv only"
 	@echo "make eval-golden      build the open golden sets from CMRC 2018 dev and run ragtime eval on them with a fresh worker (docs/EVALUATION.md)"
 	@echo "make eval-open        fetch the open sets' packages (Debian FAQ, Django notes, Debian's python3-django), build them, restart the worker, run ragtime eval on the held-out splits (SPLITS=\"calibration heldout\" for both; docs/EVALUATION.md)"

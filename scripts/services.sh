@@ -25,7 +25,8 @@
 # RAGTIME_CODEC_TOKENS of the caller). Whoever can open the UI can read decrypted payloads: it listens on loopback.
 #
 # Usage: scripts/services.sh up|down|status|restart [temporal|milvus|embeddings|postgres|worker|codec|api|llm ...]
-#        (default: temporal, milvus and embeddings; `down` also stops postgres, the worker, codec and api when they run)
+#        (default: temporal, milvus and embeddings; `down` also stops postgres, the worker, codec, api and llm when
+#        they run, so that `make down` leaves nothing of the project's running)
 #
 # up      starts what is not running and waits until each service answers (deadline SERVICES_START_TIMEOUT,
 #         default 90 s); already running and healthy -> says so and does nothing. Exit 1 with one line naming
@@ -634,10 +635,10 @@ main() {
   local services=("$@")
   if [[ ${#services[@]} -eq 0 ]]; then
     services=("${DEFAULT_SERVICES[@]}")
-    # A bare `down` stops postgres, the worker and codec too when they run (so `make down` leaves nothing behind);
-    # `status` shows them.
+    # A bare `down` stops postgres, the worker, codec, api and the local model (`make llm`) too when they run (so
+    # `make down` leaves nothing behind: issue 45 found llm left running); `status` shows them.
     if [[ "$action" == down || "$action" == status ]]; then
-      for svc in postgres worker codec api; do
+      for svc in postgres worker codec api llm; do
         if running_pid "$svc" >/dev/null; then services+=("$svc"); fi
       done
     fi

@@ -27,7 +27,7 @@ export function registerServices(program: Command, setExit: (code: number) => vo
     .argument('<action>', 'up | down | status | restart')
     .argument(
       '[services...]',
-      'temporal | milvus | embeddings | postgres | worker | codec | api (default: the first three; status also shows the others that run, down also stops them)',
+      'temporal | milvus | embeddings | postgres | worker | codec | api | llm (default: the first three; status also shows the others that run, down also stops them)',
     )
     .action((action: string, services: string[]) => {
       const result = spawnSync('bash', [SERVICES_SCRIPT, action, ...services], { stdio: 'inherit' });
