@@ -1,10 +1,11 @@
 import { readdirSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 import { RagError, describeZodError } from '../core/errors';
+import { SUPPORTED_EXTENSIONS, unsupportedFileReason } from '../core/ingest/supported-files';
 import { DocumentId } from '../core/knowledge/knowledge-base';
 
-/** Extensions the loaders read (activities/adapters/loaders). Other files in a directory are left out. */
-export const SUPPORTED = new Set(['.md', '.markdown', '.txt', '.html', '.htm', '.pdf', '.docx']);
+/** Extensions the loaders read (core/ingest/supported-files.ts). Other files in a directory are left out. */
+export const SUPPORTED: ReadonlySet<string> = new Set(SUPPORTED_EXTENSIONS);
 
 /** A file to ingest and the document id it will have. */
 export type DocumentInput = { file: string; id: string };
@@ -34,9 +35,11 @@ function checkId(id: string, file: string): string {
 }
 
 /**
- * The files of `inputs` with their document ids. Files named directly are kept whatever their type (so an
- * unsupported one is reported); directories are walked for supported files. Ids: `--id` (one file only), else for a
- * folder's files `--prefix` + their path inside the folder, else the normalized path. The same file twice is kept once.
+ * The files of `inputs` with their document ids. A file named directly whose type no loader reads is refused here,
+ * UNSUPPORTED_FILE naming it and the supported types, as a missing one is (issue 45 §3: nothing is started for
+ * either); directories are walked for supported files, and their other files are left out. Ids: `--id` (one file
+ * only), else for a folder's files `--prefix` + their path inside the folder, else the normalized path. The same
+ * file twice is kept once.
  */
 export function documentInputs(inputs: string[], options: IdOptions): DocumentInput[] {
   const found: Array<{ file: string; dir: string | null }> = [];
@@ -53,6 +56,8 @@ export function documentInputs(inputs: string[], options: IdOptions): DocumentIn
       walk(absolute, files);
       found.push(...files.map((file) => ({ file, dir: absolute })));
     } else {
+      const unsupported = unsupportedFileReason(path.basename(absolute));
+      if (unsupported !== null) throw new RagError('UNSUPPORTED_FILE', `${input}: ${unsupported}`);
       found.push({ file: absolute, dir: null });
     }
   }

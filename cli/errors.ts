@@ -10,6 +10,8 @@ const USAGE_CODES: ReadonlySet<RagErrorCode> = new Set<RagErrorCode>([
   'UNKNOWN_KB',
   'UNKNOWN_DOCUMENT',
   'DOCUMENT_EXISTS',
+  // Only a file named to `ragtime ingest` reaches here (cli/document-ids.ts); in a batch it is one file's failure.
+  'UNSUPPORTED_FILE',
 ]);
 
 /** Prints one clear line (the stack only with --verbose) and returns the exit code. */

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { SingleBar, Presets } from 'cli-progress';
 import type { Command } from 'commander';
 import { RagError } from '../../core/errors';
+import { SUPPORTED_EXTENSIONS } from '../../core/ingest/supported-files';
 import type { WorkflowHandle } from '@temporalio/client';
 import type { IngestBatchResult, IngestProgress } from '../../core/ingest/ingest-io';
 import type { ingestWorkflow } from '../../workflows/ingest-workflow';
@@ -17,7 +18,7 @@ import { renderIngestAttempt, renderIngestSummary } from '../render/ingest';
 export function registerIngest(program: Command, context: CliContext, setExit: (code: number) => void): void {
   program
     .command('ingest')
-    .description('ingest files and directories (.md .txt .html .pdf .docx) into the knowledge store, as a durable workflow')
+    .description(`ingest files and directories (${SUPPORTED_EXTENSIONS.join(' ')}) into the knowledge store, as a durable workflow; a file of another type is refused (exit 2)`)
     .argument('<paths...>')
     .option('--kb <name>', "knowledge base (default RAGTIME_KB, else MILVUS_COLLECTION, else the worker's)")
     .option('--id <id>', 'document id of the one file given (default: its path, relative to here when under it)')
@@ -27,7 +28,7 @@ export function registerIngest(program: Command, context: CliContext, setExit: (
     .option('--json', 'print the per-file results as JSON')
     .action(async (inputs: string[], flags: { kb?: string; id?: string; prefix?: string; replace?: boolean; reembed?: boolean; json?: boolean }) => {
       const documents = documentInputs(inputs, { id: flags.id, prefix: flags.prefix, cwd: process.cwd() });
-      if (documents.length === 0) throw new RagError('INVALID_INPUT', 'no supported files found (.md .txt .html .pdf .docx)');
+      if (documents.length === 0) throw new RagError('INVALID_INPUT', `no supported files found (${SUPPORTED_EXTENSIONS.join(' ')})`);
       const kb = await context.startableKbOf(flags.kb);
       const files = documents.map((document) => document.file);
       const rag = await context.clientWithWorker();

@@ -339,6 +339,13 @@ describe('knowledge bases and documents (issue 12): kb list|create|stats|drop, d
     const twoWithId = await ragtime(['ingest', 'samples/knowledge', '--id', 'x']);
     expect(twoWithId.code).toBe(2);
     expect(twoWithId.stderr).toContain('--id names one document');
+    // A file named outright that no loader reads is refused before a batch starts, as a missing one (issue 45 §3).
+    const unsupported = await ragtime(['ingest', 'samples/knowledge', 'package.json']);
+    expect([unsupported.code, unsupported.stdout, unsupported.stderr]).toEqual([
+      2,
+      '',
+      'ragtime: UNSUPPORTED_FILE: package.json: unsupported file type ".json"; supported: .docx, .htm, .html, .markdown, .md, .pdf, .txt\n',
+    ]);
   });
 });
 

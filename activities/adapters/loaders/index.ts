@@ -1,10 +1,14 @@
+import { extensionOf, unsupportedFileReason, type SupportedExtension } from '../../../core/ingest/supported-files';
 import { docxLoader } from './docx-loader';
 import { htmlLoader } from './html-loader';
 import { fileError, type DocumentLoader, type Loaders } from './loader';
 import { pdfLoader } from './pdf-loader';
 import { markdownLoader, textLoader } from './text-loader';
 
-/** The loaders ingestion uses unless told otherwise, by lower-case extension. */
+/**
+ * The loaders ingestion uses unless told otherwise, by lower-case extension: one for each of core's
+ * SUPPORTED_EXTENSIONS, no more and no fewer (`satisfies` holds the two lists equal).
+ */
 export const DEFAULT_LOADERS: Loaders = {
   '.md': markdownLoader,
   '.markdown': markdownLoader,
@@ -13,29 +17,17 @@ export const DEFAULT_LOADERS: Loaders = {
   '.htm': htmlLoader,
   '.pdf': pdfLoader,
   '.docx': docxLoader,
-};
+} satisfies Record<SupportedExtension, DocumentLoader>;
 
-/** Why a type the original accepted is refused here, so the message can say what to do instead. */
-const REFUSED: Readonly<Record<string, string>> = {
-  '.doc': 'legacy .doc (binary Word) is not supported; save it as .docx',
-  '.xls': 'spreadsheets are not supported; export the sheet as .txt or .html',
-  '.xlsx': 'spreadsheets are not supported; export the sheet as .txt or .html',
-};
-
-/** The lower-case extension of a file name, dot included ("" when it has none). */
-export function extensionOf(filename: string): string {
-  const dot = filename.lastIndexOf('.');
-  return dot > 0 ? filename.slice(dot).toLowerCase() : '';
-}
+export { extensionOf };
 
 /** The loader for a file name, or UNSUPPORTED_FILE naming the file, its type and the supported ones. */
 export function loaderFor(filename: string, loaders: Loaders = DEFAULT_LOADERS): DocumentLoader {
   const extension = extensionOf(filename);
   const loader = Object.hasOwn(loaders, extension) ? loaders[extension] : undefined;
   if (loader) return loader;
-  const supported = Object.keys(loaders).sort().join(', ');
-  const reason = REFUSED[extension] ?? (extension ? `unsupported file type "${extension}"` : 'the file has no extension, so its type is unknown');
-  throw fileError('UNSUPPORTED_FILE', filename, `${reason}; supported: ${supported}`);
+  // Not null: the extension is no key of `loaders`.
+  throw fileError('UNSUPPORTED_FILE', filename, unsupportedFileReason(filename, Object.keys(loaders)) ?? `unsupported file type "${extension}"`);
 }
 
 export type { DocumentLoader, LoadedContent, LoaderInput, Loaders } from './loader';
