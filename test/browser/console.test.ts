@@ -45,6 +45,7 @@ const ANSWERED = 'Aurora X2 路由器的保修期是多久？';
 const CLARIFY = '这款产品的价格是多少？';
 const NO_KNOWLEDGE = '量子计算机的散热怎么做？';
 const SCOPE = '怎么重置管理密码？'; // scope_select: several products say how
+const COMPARED = '比较 Aurora X2 与 Nimbus C1 的保修期'; // complex: two sub-questions, one child run each
 
 let worker: ChildProcess;
 let serve: ChildProcess;
@@ -190,6 +191,16 @@ test('a run page shows the answer with its quoted span, the route path, candidat
   await shot(page, 'run');
   await page.setViewportSize({ width: 390, height: 844 });
   await shot(page, 'run-narrow');
+  await page.close();
+});
+
+test('issue 45 §3 a comparison run’s page is headed by the question asked, not by its first sub-question', async () => {
+  // docs/offline-policy.md: a comparison becomes the sub-questions Aurora X2的保修期 / Nimbus C1的保修期.
+  const compared = await ask(COMPARED, `${SESSION}-compare`);
+  const page = await signedIn('acme');
+  await page.goto(`${url}/#/run/${compared.workflowId}`);
+  await page.getByRole('heading', { name: 'Route path' }).waitFor();
+  expect(await page.locator('h1').textContent()).toBe(COMPARED);
   await page.close();
 });
 

@@ -14,9 +14,17 @@ import { Waterfall } from '../parts/waterfall';
 import { GradesTable } from '../parts/grades-table';
 import { ModelCallsTable } from '../parts/model-calls-table';
 
-/** The question as asked, and q* when a clarification refined it (the targeted retrieval's query). */
+/**
+ * The question as asked, and q* when a clarification refined it (the targeted retrieval's query). As asked: the run's
+ * own question (its workflow input), not what it retrieved with — a comparison's first sub-question, a follow-up's
+ * standalone form (issue 45 §3). A run resumed from a snapshot has none; its first retrieval's query stands in.
+ */
 function questions(detail: RunDetail): { asked: string | null; refined: string | null } {
-  const asked = detail.retrievals.find((retrieval) => retrieval.purpose === 'initial' || retrieval.purpose === 'sub_question')?.query ?? detail.trace?.query ?? null;
+  const asked =
+    detail.question ??
+    detail.retrievals.find((retrieval) => retrieval.purpose === 'initial' || retrieval.purpose === 'sub_question')?.query ??
+    detail.trace?.query ??
+    null;
   const targeted = detail.retrievals.filter((retrieval) => retrieval.purpose === 'hitl_targeted').at(-1)?.query ?? null;
   return { asked, refined: targeted !== null && targeted !== asked ? targeted : null };
 }
