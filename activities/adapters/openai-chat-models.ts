@@ -3,6 +3,7 @@ import OpenAI from 'openai';
 import { zodResponseFormat } from 'openai/helpers/zod';
 import { z } from 'zod';
 import { RagError } from '../../core/errors';
+import { describeOpenAiModels } from '../../core/run/answered-by';
 import type { OutputModeSetting } from '../../core/model-output/output-mode';
 import type { JsonSchema } from '../../core/model-output/structured-request';
 import { buildAnswerPrompt, buildAnswerRepairPrompt } from '../../core/prompts/answer-prompt';
@@ -162,7 +163,7 @@ export function createOpenAiChatModels(options: OpenAiChatModelsOptions): ChatMo
   }
 
   return {
-    describe: `openai fast=${options.fastModel || '(unset)'} grade=${options.gradeModel || '(unset)'} answer=${answerModel || '(unset)'} @ ${host}`,
+    describe: describeOpenAiModels({ fast: options.fastModel, grade: options.gradeModel, answer: answerModel, host }),
     answerModel: answerModel || '(unset)',
     planComplexity: (question, report) => complete('complexity_result', 'FAST_MODEL', buildComplexityPrompt(question), report),
     gradeEvidence: (question, context, _evidence, report) => complete('evidence_grade', 'GRADE_MODEL', buildGraderPrompt(question, context), report),

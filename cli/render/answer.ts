@@ -1,5 +1,6 @@
 import { citationCheckText } from '../../core/answer/citation-check-text';
 import { noKnowledgeText } from '../../core/answer/no-knowledge-text';
+import { answeredByText } from '../../core/run/answered-by';
 import type { RagAnswer } from '../../core/schemas/answer';
 import type { RagOutcome } from '../../core/schemas/run-io';
 import { shownPage } from '../../core/schemas/page-number';
@@ -20,7 +21,7 @@ function answerLines(answer: RagAnswer, confidence: number | null | undefined): 
     }
   }
   const { verification } = answer;
-  lines.push(`  ${citationCheckText(verification.status, confidence)}${answer.repair_attempted ? ' (after one repair)' : ''}`);
+  lines.push(`  ${citationCheckText(verification, confidence)}${answer.repair_attempted ? ' (after one repair)' : ''}`);
   for (const sentence of verification.uncited_sentences.slice(0, 3)) lines.push(`    not backed by a source: ${oneLine(sentence, 120)}`);
   return [...lines, ...answerCheckLines(answer)];
 }
@@ -43,6 +44,11 @@ function answerCheckLines(answer: RagAnswer): string[] {
   ];
 }
 
+/** Who graded and wrote (issue 43 §5): a worker of another provider on the queue is seen here, not guessed. */
+function answeredByLines(outcome: RagOutcome): string[] {
+  return outcome.answered_by ? [`  answered by ${answeredByText(outcome.answered_by)}`] : [];
+}
+
 /**
  * What a person reads first about a completed run: the answer with its sources; on no_knowledge a sentence saying
  * so in the question's language; when the writer failed, that the evidence is what there is. Empty for runs that
@@ -50,8 +56,8 @@ function answerCheckLines(answer: RagAnswer): string[] {
  */
 export function renderAnswer(outcome: RagOutcome): string[] {
   if (outcome.status !== 'completed') return [];
-  if (outcome.answer) return [...answerLines(outcome.answer, outcome.rag_trace?.evidence_confidence), ''];
-  if (outcome.route === 'no_knowledge') return [noKnowledgeText(outcome.rag_trace?.query ?? ''), ''];
+  if (outcome.answer) return [...answerLines(outcome.answer, outcome.rag_trace?.evidence_confidence), ...answeredByLines(outcome), ''];
+  if (outcome.route === 'no_knowledge') return [noKnowledgeText(outcome.rag_trace?.query ?? ''), ...answeredByLines(outcome), ''];
   if (outcome.answer_null_reason === 'answer_failed' && outcome.answer_error) {
     return [`The answer could not be written (${outcome.answer_error.type}: ${oneLine(outcome.answer_error.message, 160)}); the evidence below is what was found.`, ''];
   }

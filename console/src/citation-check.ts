@@ -1,15 +1,7 @@
-import type { RagOutcome } from './api';
-
-type VerificationStatus = NonNullable<RagOutcome['answer']>['verification']['status'];
-
-/**
- * An answer's check in the words a person reads (issue 33 §6; the CLI's core/answer/citation-check-text.ts): it is
- * about the quotes, not about whether the answer is right, so the grade's confidence is shown beside it.
+/*
+ * An answer's check in the words a person reads (issue 33 §6, issue 43 §4): the CLI's and MCP's words, from
+ * core/answer/citation-check-text.ts (it imports types only, so the bundle takes it whole). It is about the quotes,
+ * not about whether the answer is right, so the grade's confidence is shown beside it; an answer that is not
+ * verified says why (verificationReason).
  */
-export const CITATION_CHECK_LABEL: Record<VerificationStatus, string> = {
-  verified: 'citations verified',
-  partially_verified: 'citations partly verified',
-  unverified: 'citations not verified',
-};
-
-export const CITATION_CHECK_TITLE = 'each quote matches its source; this does not prove the answer right';
+export { CITATION_CHECK_LABEL, VERIFIED_NOTE as CITATION_CHECK_TITLE, verificationReason } from '../../core/answer/citation-check-text';

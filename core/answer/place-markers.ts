@@ -1,13 +1,17 @@
 import type { AnswerDraft } from '../schemas/answer';
 import { normalizeForMatch, quoteOccursIn } from './verify-answer';
-import { markersOf, splitSentences } from './sentences';
+import { hasContent, markersOf, splitSentences } from './sentences';
 
 /*
  * A small model's habit (issue 34 §3, measured on the local model): citations with verbatim quotes, and an answer
- * text with no marker at all ("Aurora X2 路由器的保修期是 2 年。" beside the quote "Aurora X2 路由器提供 2 年保修…"),
- * which the verifier can only call uncited. When the text has no marker, each citation whose quote is in its
- * document is placed after the sentence that says most of what the quote says. The verifier then judges the result
- * as it judges any answer; a sentence no quote backs stays uncited. Pure.
+ * text that does not carry their markers — none at all ("Aurora X2 路由器的保修期是 2 年。" beside the quote "Aurora
+ * X2 路由器提供 2 年保修…"), or only some, or a marker on a line of its own under the answer ("Run `git rebase
+ * --abort`.⏎⏎[1]", issue 43 §4), where it backs no sentence. The verifier can only call such a sentence uncited,
+ * though its quote is in its source. So each citation whose quote is in its document and whose marker no sentence
+ * carries is placed after the sentence that says most of what the quote says, among the sentences that carry no
+ * citation that holds. A citation is placed once (a quote that barely shares pairs with a sentence is no support: a
+ * generic sentence shares 40 % of its character pairs with any long English quote). The verifier then judges the
+ * result as it judges any answer; a sentence no quote backs stays uncited. Pure.
  */
 
 /** A sentence takes a citation when at least this share of its character pairs occur in the quote. */
@@ -27,17 +31,31 @@ function overlap(sentence: string, quote: string): number {
 
 const ENDING = /[。！？!?；;.]+$/u;
 
-/** The draft with its citations' markers placed, when its text has none; otherwise the draft as it is. */
+/**
+ * The draft with the markers it lacks placed: each holding citation whose marker no sentence with content carries
+ * goes to the sentence, among those carrying no holding marker, that its quote backs best. The draft as it is when
+ * every holding citation is carried or none fits.
+ */
 export function placeMissingMarkers(draft: AnswerDraft, documents: readonly string[]): AnswerDraft {
-  if (draft.citations.length === 0 || markersOf(draft.answer).length > 0) return draft;
+  if (draft.citations.length === 0) return draft;
   const sentences = splitSentences(draft.answer);
-  const markers = sentences.map((): number[] => []);
-  for (const citation of draft.citations) {
+  const holding = draft.citations.filter((citation) => {
     const document = documents[citation.doc_index - 1];
-    if (document === undefined || !quoteOccursIn(citation.quote, document)) continue;
-    const scores = sentences.map((sentence) => overlap(sentence, citation.quote));
+    return document !== undefined && quoteOccursIn(citation.quote, document);
+  });
+  const holdingMarkers = new Set(holding.map((citation) => citation.marker));
+  const carried = new Set(sentences.filter(hasContent).flatMap(markersOf));
+  // A sentence may take a marker when it says something and no citation that holds backs it yet.
+  const open = sentences.map((sentence) => hasContent(sentence) && !markersOf(sentence).some((marker) => holdingMarkers.has(marker)));
+  const markers = sentences.map((): number[] => []);
+  for (const citation of holding) {
+    if (carried.has(citation.marker)) continue;
+    const scores = sentences.map((sentence, i) => (open[i] ? overlap(sentence, citation.quote) : 0));
     const best = scores.indexOf(Math.max(...scores));
-    if (best >= 0 && (scores[best] ?? 0) >= MIN_MARKER_OVERLAP) markers[best]?.push(citation.marker);
+    if (best < 0 || (scores[best] ?? 0) < MIN_MARKER_OVERLAP) continue;
+    markers[best]?.push(citation.marker);
+    // A marker listed twice is placed once.
+    carried.add(citation.marker);
   }
   if (markers.every((placed) => placed.length === 0)) return draft;
   let text = draft.answer;

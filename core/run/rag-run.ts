@@ -15,6 +15,7 @@ import { mergeTraceFragments, type TraceFragment } from '../trace/fragment';
 import { normalizeRagTrace } from '../trace/normalize';
 import type { RetrievalResult } from '../trace/writers';
 import { RetrievalHealth } from './retrieval-health';
+import { answeredBy } from './answered-by';
 import type { RawRagTrace } from '../trace/raw-trace';
 
 export type AnswerVia = 'signal' | 'update' | 'resume_from';
@@ -264,6 +265,12 @@ export class RagRun {
     return this.answersEnabled ? 'pending' : 'not_generated';
   }
 
+  /** What graded and wrote (issue 43 §5), once a model activity has said which provider answered. */
+  private answeredBy(): Pick<RagOutcome, 'answered_by'> {
+    const by = answeredBy(this.models, this.answer?.model ?? null);
+    return by ? { answered_by: by } : {};
+  }
+
   outcome(ids: RunIds): RagOutcome {
     return {
       ...ids,
@@ -283,6 +290,7 @@ export class RagRun {
       degraded: this.retrievalHealth.degraded(),
       ...(this.speculation ? { speculation: this.speculation } : {}),
       ...(this.conversation ? { conversation: this.conversation } : {}),
+      ...this.answeredBy(),
     };
   }
 }

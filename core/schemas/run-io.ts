@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { KbName } from '../knowledge/knowledge-base';
 import { AnswerNullReason, RagAnswer } from './answer';
+import { AnsweredBy } from './answered-by';
 import { ConversationRecord } from './conversation';
 import { RetrievalStatus, Route } from './graph-values';
 import { HitlResumeState } from './hitl-resume-state';
@@ -149,5 +150,10 @@ export const RagOutcome = z.object({
    * turns the answer step saw, and why. Absent on runs recorded before conversations and on runs resumed from a snapshot.
    */
   conversation: ConversationRecord.optional(),
+  /**
+   * The provider and models that graded and wrote (issue 43 §5), from the provider description the run recorded;
+   * absent until a model activity reported one, and on runs recorded before outcomes said.
+   */
+  answered_by: AnsweredBy.optional(),
 });
 export type RagOutcome = z.infer<typeof RagOutcome>;

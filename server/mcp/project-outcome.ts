@@ -1,4 +1,4 @@
-import { CITATION_CHECK_LABEL } from '../../core/answer/citation-check-text';
+import { CITATION_CHECK_LABEL, verificationReason } from '../../core/answer/citation-check-text';
 import type { EvidenceGrade } from '../../core/schemas/model-outputs';
 import type { Chunk } from '../../core/schemas/retrieved-chunk';
 import type { RagOutcome } from '../../core/schemas/run-io';
@@ -42,6 +42,7 @@ export function projectOutcome(outcome: RagOutcome, elicited = 0): RunResult {
       text: outcome.answer.text,
       citations: outcome.answer.citations.map((c) => ({ marker: c.marker, source: c.filename, page: shownPage(c.page_number), quote: cut(c.quote, MCP_EVIDENCE_CHARS) })),
       citation_check: CITATION_CHECK_LABEL[outcome.answer.verification.status],
+      citation_check_reason: verificationReason(outcome.answer.verification),
       grade_confidence: outcome.rag_trace?.evidence_confidence ?? null,
     },
     answer_null_reason: outcome.answer_null_reason,
@@ -60,6 +61,7 @@ export function projectOutcome(outcome: RagOutcome, elicited = 0): RunResult {
     degraded: outcome.degraded && { component: outcome.degraded.component, reason: cut(outcome.degraded.reason, 300) },
     error: outcome.error,
     trace_uri: traceUri(outcome.workflowId),
+    answered_by: outcome.answered_by ? { provider: outcome.answered_by.provider, endpoint: outcome.answered_by.endpoint, grader: outcome.answered_by.grader, writer: outcome.answered_by.writer } : null,
   };
 }
 

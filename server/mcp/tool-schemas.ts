@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { KbName } from '../../core/knowledge/knowledge-base';
 import { HitlAnswer, Question, SessionId } from '../../core/schemas/run-io';
+import { AnsweredBy } from '../../core/schemas/answered-by';
 
 /*
  * The MCP tools' contracts (docs/MCP.md): the input schemas the SDK validates arguments with (its error text is
@@ -75,6 +76,8 @@ export const RunResult = z.object({
       citations: z.array(Citation),
       /** "citations verified": every quote matches its source — not a judgement that the answer is right (issue 33 §6). */
       citation_check: z.string(),
+      /** Why: for a verified answer what that means; else each fault ("a sentence cites no source", issue 43 §4). */
+      citation_check_reason: z.string(),
       /** The evidence grader's confidence (0–1), null when the run has no grade. */
       grade_confidence: z.number().nullable(),
     })
@@ -91,6 +94,8 @@ export const RunResult = z.object({
   error: z.object({ type: z.string(), message: z.string() }).nullable(),
   /** The full normalized trace, as an MCP resource. */
   trace_uri: z.string(),
+  /** The provider and models that graded and wrote (issue 43 §5); null until the run reports one. */
+  answered_by: AnsweredBy.omit({ models: true }).nullable(),
 });
 export type RunResult = z.infer<typeof RunResult>;
 

@@ -1,4 +1,4 @@
-import { CITATION_CHECK_LABEL, CITATION_CHECK_TITLE } from '../citation-check';
+import { CITATION_CHECK_LABEL, CITATION_CHECK_TITLE, verificationReason } from '../citation-check';
 import type { RagOutcome } from '../api';
 import { shownPage } from '../../../core/schemas/page-number';
 
@@ -16,6 +16,13 @@ function QuotedSpan({ citation, source }: { citation: Citation; source: string |
       {start > 0 && '…'}{source.slice(start, at)}<mark>{citation.quote}</mark>{source.slice(at + citation.quote.length, end)}{end < source.length && '…'}
     </blockquote>
   );
+}
+
+/** Who graded and wrote (issue 43 §5), the CLI's "answered by" line; nothing for runs that do not say. */
+function AnsweredByLine({ by }: { by: RagOutcome['answered_by'] }) {
+  if (!by) return null;
+  const where = by.endpoint === null ? '' : `${by.provider} @ ${by.endpoint}: `;
+  return <p className="muted answered-by">answered by {where}{by.grader} (grader){by.writer === null ? '' : ` · ${by.writer} (writer)`}</p>;
 }
 
 const focusCitation = (id: string) => {
@@ -37,7 +44,12 @@ export function AnswerView({ outcome, scope = '', citationsOpen = true }: { outc
   const confidence = outcome.rag_trace?.evidence_confidence;
   const gradeConfidence = typeof confidence === 'number' ? `grade confidence ${confidence.toFixed(2)}` : null;
   if (answer === null) {
-    return <p className="muted">No answer: {outcome.answer_null_reason ?? 'unknown'}{outcome.answer_error ? ` (${outcome.answer_error.message})` : ''}</p>;
+    return (
+      <>
+        <p className="muted">No answer: {outcome.answer_null_reason ?? 'unknown'}{outcome.answer_error ? ` (${outcome.answer_error.message})` : ''}</p>
+        <AnsweredByLine by={outcome.answered_by} />
+      </>
+    );
   }
   const parts = answer.text.split(/(\[\d+\])/);
   return (
@@ -48,7 +60,8 @@ export function AnswerView({ outcome, scope = '', citationsOpen = true }: { outc
           return marker ? <button key={i} type="button" className="marker" onClick={() => focusCitation(citationId(marker))} aria-label={`citation ${marker}`}>{part}</button> : <span key={i}>{part}</span>;
         })}
       </p>
-      <p className="muted"><strong className={`verify-${answer.verification.status}`} title={CITATION_CHECK_TITLE}>{CITATION_CHECK_LABEL[answer.verification.status]}</strong>{gradeConfidence ? ` · ${gradeConfidence}` : ''} · {answer.model} · {answer.duration_ms} ms{answer.repair_attempted ? ' · repaired once' : ''}</p>
+      <p className="muted"><strong className={`verify-${answer.verification.status}`} title={CITATION_CHECK_TITLE}>{CITATION_CHECK_LABEL[answer.verification.status]}</strong>{answer.verification.status === 'verified' ? '' : ` (${verificationReason(answer.verification)})`}{gradeConfidence ? ` · ${gradeConfidence}` : ''}{outcome.answered_by ? '' : ` · ${answer.model}`} · {answer.duration_ms} ms{answer.repair_attempted ? ' · repaired once' : ''}</p>
+      <AnsweredByLine by={outcome.answered_by} />
       <ol className="citations">
         {answer.citations.map((citation) => (
           <li key={citation.marker}>

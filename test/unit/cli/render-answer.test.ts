@@ -1,12 +1,21 @@
 import { renderAnswer } from '../../../cli/render/answer';
 import { citationCheckText } from '../../../core/answer/citation-check-text';
+import type { AnswerVerification } from '../../../core/schemas/answer';
 import type { RagOutcome } from '../../../core/schemas/run-io';
 
 /* Issue 33 §6: "verified" means the quotes match their sources, not that the answer is right; the grade's confidence stands beside it. */
 
 test('the citation check says what it checked, with the grade confidence beside it', () => {
-  expect(citationCheckText('verified', 0.8)).toBe('citations verified (every quote matches its source; this does not prove the answer right) · grade confidence 0.80');
-  expect(citationCheckText('unverified', null)).toBe('citations not verified (the quotes could not be matched to the sources)');
+  const verified: AnswerVerification = { status: 'verified', invalid_citations: [], uncited_sentences: [] };
+  expect(citationCheckText(verified, 0.8)).toBe('citations verified (every quote matches its source; this does not prove the answer right) · grade confidence 0.80');
+  const unmatched: AnswerVerification = { status: 'unverified', invalid_citations: [{ marker: 1, doc_index: 1, reason: 'quote_not_found' }], uncited_sentences: [] };
+  expect(citationCheckText(unmatched, null)).toBe('citations not verified (the quote of [1] could not be matched to its source)');
+});
+
+// Issue 43 §4: an uncited sentence was reported as "the quotes could not be matched to the sources".
+test('an answer whose sentence cites no source says so, not that its quotes could not be matched', () => {
+  const uncited: AnswerVerification = { status: 'unverified', invalid_citations: [], uncited_sentences: ['Rsync 3.2.3 introduced --info=progress2.'] };
+  expect(citationCheckText(uncited, 0.9)).toBe('citations not verified (a sentence cites no source) · grade confidence 0.90');
 });
 
 test('ask prints "citations verified" and the confidence, never a bare "verified:"', () => {
@@ -27,4 +36,25 @@ test('ask prints "citations verified" and the confidence, never a bare "verified
   const text = renderAnswer(outcome).join('\n');
   expect(text).toContain('  citations verified (every quote matches its source; this does not prove the answer right) · grade confidence 0.90');
   expect(text).not.toMatch(/^ {2}verified:/m);
+});
+
+// Issue 43 §5: one line under the answer says what graded and wrote it.
+test('ask names the grader and the writer under the answer', () => {
+  const outcome = {
+    status: 'completed',
+    route: 'answer',
+    rag_trace: { evidence_confidence: 0.9 },
+    answer: {
+      text: 'A[1]。',
+      citations: [{ marker: 1, doc_index: 1, chunk_id: null, filename: 'a.md', page_number: 0, quote: 'A' }],
+      verification: { status: 'verified', invalid_citations: [], uncited_sentences: [] },
+      model: 'offline-policy v2 extractive',
+      prompt_version: 'p',
+      duration_ms: 1,
+      repair_attempted: false,
+    },
+    answered_by: { provider: 'offline', endpoint: null, grader: 'offline-policy v3 (fit-1)', writer: 'offline-policy v2 extractive', models: 'offline-policy v3 (fit-1)' },
+  } as unknown as RagOutcome;
+  const lines = renderAnswer(outcome);
+  expect(lines.at(-2)).toBe('  answered by offline-policy v3 (fit-1) (grader) · offline-policy v2 extractive (writer)');
 });

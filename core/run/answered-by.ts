@@ -1,0 +1,36 @@
+import type { AnsweredBy } from '../schemas/answered-by';
+
+/*
+ * The provider's description (ChatModels.describe) is written here and read back here, so its form is defined once:
+ * the OpenAI-compatible adapter's "openai fast=… grade=… answer=… @ host", with " [model: rung, temperature; …]"
+ * after it once describeWithPlans adds the plans; anything else is the offline policy's version
+ * ("offline-policy v3 (…)"). Pure.
+ */
+
+export type OpenAiModelNames = { fast: string | undefined; grade: string | undefined; answer: string | undefined; host: string };
+
+const UNSET = '(unset)';
+
+/** "openai fast=gpt-5-mini grade=gpt-5-mini answer=gpt-5 @ api.openai.com": the adapter's description. */
+export function describeOpenAiModels({ fast, grade, answer, host }: OpenAiModelNames): string {
+  return `openai fast=${fast || UNSET} grade=${grade || UNSET} answer=${answer || UNSET} @ ${host}`;
+}
+
+const OPENAI = /^openai fast=(\S+) grade=(\S+) answer=(\S+) @ (\S+)/;
+
+/**
+ * What answered a run, from its recorded provider description (`models`, null when no model activity reported one:
+ * the run is recorded before it, or failed before a model call) and the answer's writer (null: no answer).
+ */
+export function answeredBy(models: string | null, writer: string | null): AnsweredBy | null {
+  if (models === null) return null;
+  const openai = OPENAI.exec(models);
+  if (openai) return { provider: 'openai', endpoint: openai[4] as string, grader: openai[2] as string, writer, models };
+  return { provider: 'offline', endpoint: null, grader: models, writer, models };
+}
+
+/** One line: "offline-policy v3 (…) (grader) · offline-policy v2 extractive (writer)", the endpoint first for a model server. */
+export function answeredByText(by: AnsweredBy): string {
+  const where = by.endpoint === null ? '' : `${by.provider} @ ${by.endpoint}: `;
+  return `${where}${by.grader} (grader)${by.writer === null ? '' : ` · ${by.writer} (writer)`}`;
+}
