@@ -65,7 +65,7 @@ export type SessionStores = Omit<SessionEraserDeps, 'temporal' | 'closeTimeoutMs
 
 export type CliHost = {
   /** `ragtime worker`: runs until SIGINT/SIGTERM. */
-  runWorker(config: RagConfig, options: { sdkLogLevel: 'INFO' | 'WARN' }): Promise<void>;
+  runWorker(config: RagConfig, options: { sdkLogLevel: 'INFO' | 'WARN'; allowMixedProviders: boolean }): Promise<void>;
   /** `ragtime search`: one retrieval with the configured stores, in this process. */
   openRetriever(config: RagConfig): {
     retrieve(query: string, kb?: string): Promise<RetrievalResult>;

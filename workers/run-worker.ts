@@ -10,7 +10,8 @@ import { describePayloadEncryption, ragtimeDataConverter } from '../client/codec
 import { describeTelemetry, setupTelemetry } from '../runtime/telemetry/setup-telemetry';
 import type { RagConfig } from '../core/config';
 import { describeModelPlan } from '../core/schemas/model-call';
-import { workerKbSuffix } from '../core/settings/worker-identity';
+import { workerKbSuffix, workerProviderPart } from '../core/settings/worker-identity';
+import { refuseMixedProviders } from './mixed-providers';
 import { buildAdapters } from './build-adapters';
 import { modelEndpointStatus } from './model-endpoint-check';
 import { oneLineLogFunction } from './one-line-log';
@@ -23,10 +24,22 @@ export type WorkerOptions = {
   log?: (line: string) => void;
   /** SDK log level; the default keeps the worker quiet but for warnings (bundling, polling chatter). */
   sdkLogLevel?: LogLevel;
+  /** Join a task queue that a worker of another model provider polls (`--allow-mixed-providers`). */
+  allowMixedProviders?: boolean;
 };
 
-/** `<pid>@<host>/kb=<default knowledge base>`: no spaces, as the start-up line's `identity:` shows it. */
-export const workerIdentity = (config: RagConfig) => `${process.pid}@${hostname()}${workerKbSuffix(config.milvus.collection)}`;
+/**
+ * The provider a worker names in its identity: `local` for MODEL_PROVIDER=local (the OpenAI-compatible adapter on the
+ * local model server), else the provider chosen (`openai` or `offline`).
+ */
+export const workerProvider = (config: RagConfig, chosen: 'openai' | 'offline'): string => (config.models.provider === 'local' ? 'local' : chosen);
+
+/**
+ * `<pid>@<host>/provider=<provider>/kb=<default knowledge base>`: no spaces, as the start-up line's `identity:` shows
+ * it.
+ */
+export const workerIdentity = (config: RagConfig, provider: string) =>
+  `${process.pid}@${hostname()}${workerProviderPart(provider)}${workerKbSuffix(config.milvus.collection)}`;
 
 /** Creates or updates the task queue's housekeeping schedule, on a client connection of its own. */
 async function keepHousekeeping(config: RagConfig): Promise<HousekeepingSchedule> {
@@ -57,6 +70,9 @@ export async function runWorker(config: RagConfig, options: WorkerOptions = {}):
       throw await explainConnectFailure(error, config.temporal);
     });
     try {
+      const provider = workerProvider(config, adapters.chat.provider);
+      // Issue 43 §5: never share a task queue silently with a worker of another provider.
+      await refuseMixedProviders(connection.workflowService, { ...config.temporal, provider, allowMixed: options.allowMixedProviders ?? false }, log);
       const metered = await metrics?.start();
       const traced = telemetryWorkerOptions(telemetry);
       const dataConverter = ragtimeDataConverter(config.codec);
@@ -69,9 +85,10 @@ export async function runWorker(config: RagConfig, options: WorkerOptions = {}):
         connection,
         namespace: config.temporal.namespace,
         taskQueue: config.temporal.taskQueue,
-        // The SDK's default identity (pid@host) plus the default knowledge base: Temporal lists it with the task
-        // queue's pollers, so `ragtime doctor` reads each live worker's default there (issue 33 §1).
-        identity: workerIdentity(config),
+        // The SDK's default identity (pid@host) plus the provider and the default knowledge base: Temporal lists it
+        // with the task queue's pollers, so `ragtime doctor` reads each live worker's default there (issue 33 §1) and
+        // a worker of another provider sees this one (issue 43 §5).
+        identity: workerIdentity(config, provider),
         workflowBundle,
         // Payload encryption: the codec runs at the worker's edge, outside the workflow sandbox.
         dataConverter,

@@ -21,8 +21,12 @@ export function registerKnowledgeCommands(program: Command, context: CliContext,
   program
     .command('worker')
     .description('run a ragtime worker (all workflows and activities) until Ctrl-C')
-    .action(async (_flags: unknown, command: Command) => {
-      await context.host.runWorker(context.config, { sdkLogLevel: command.parent?.opts().verbose ? 'INFO' : 'WARN' });
+    .option('--allow-mixed-providers', 'start even when a worker of another model provider polls the same task queue (questions then go to either)')
+    .action(async (flags: { allowMixedProviders?: boolean }, command: Command) => {
+      await context.host.runWorker(context.config, {
+        sdkLogLevel: command.parent?.opts().verbose ? 'INFO' : 'WARN',
+        allowMixedProviders: flags.allowMixedProviders === true,
+      });
     });
 
   program

@@ -1,14 +1,14 @@
 import { type Connection } from '@temporalio/client';
 import { connectTemporal } from '../../client/temporal-connection';
-import { temporal } from '@temporalio/proto';
 import type { RagConfig } from '../../core/config';
 import { describeTemporalSecurity, explainConnectFailure, temporalConnectionOptions } from '../../runtime/temporal-connection';
-import { workerKbOf } from '../../core/settings/worker-identity';
+import { LIVE_POLLER_MS, livePollers, type SeenPoller } from '../../core/settings/task-queue-pollers';
+import { workerKbOf, workerProviderOf } from '../../core/settings/worker-identity';
+import { describePollers } from '../task-queue-pollers';
 import type { CheckSpec } from './check-runner';
 import { isUnreachable, oneLine, reasonOf, startHint } from './failure-text';
 import { tcpConnect } from './tcp-connect';
 
-const { TaskQueueKind, TaskQueueType } = temporal.api.enums.v1;
 // gRPC status NOT_FOUND: the namespace does not exist.
 const GRPC_NOT_FOUND = 5;
 
@@ -58,9 +58,47 @@ export function temporalCheck(settings: TemporalSettings, timeoutMs: number): Ch
 }
 
 /**
- * A worker polls the task queue (as client/worker-check.ts asks before a run starts): Temporal lists the pollers it
- * saw in the last few minutes, so a worker stopped a moment ago still counts; an empty list is certain.
+ * What the worker check says of a task queue's pollers (issue 43 §5): only those seen within LIVE_POLLER_MS poll —
+ * Temporal lists a worker stopped minutes ago too, and `doctor` counted it. Each live worker's default knowledge base
+ * must be this shell's, and the providers they name are shown.
  */
+export function workerCheckResult(
+  pollers: readonly SeenPoller[],
+  nowMs: number,
+  where: { address: string; taskQueue: string },
+  shell: { kb: string; source: string },
+): { ok?: boolean; detail: string } {
+  const queue = `task queue ${where.taskQueue}`;
+  const live = livePollers(pollers, nowMs);
+  const stopped = pollers.length - live.length;
+  const stoppedNote = stopped === 0 ? '' : `; ${stopped} stopped worker${stopped === 1 ? '' : 's'} not counted (not seen for over ${LIVE_POLLER_MS / 1000} s)`;
+  const identities = [...new Set(live.map((poller) => poller.identity))];
+  if (identities.length === 0) {
+    return {
+      ok: false,
+      detail: `no ragtime worker polls ${queue} on ${where.address}${stoppedNote}: start one with \`npx ragtime worker\` (\`make demo\` runs one in the background)`,
+    };
+  }
+  const shown = identities.slice(0, 3).join(', ') + (identities.length > 3 ? ', …' : '');
+  // Issue 33 §1: `ask` without --kb reads the worker's default, `search` and `docs` this shell's; they must agree.
+  const other = identities.map(workerKbOf).find((kb) => kb !== null && kb !== shell.kb);
+  if (other !== undefined && other !== null) {
+    return {
+      ok: false,
+      detail:
+        `a worker's default knowledge base is ${other} (${shown}), this shell's is ${shell.kb} (${shell.source}): ask would read ${other}, ` +
+        `search and docs ${shell.kb}; export RAGTIME_KB=${other} here, or restart the worker with this shell's settings (\`scripts/services.sh restart worker\`)`,
+    };
+  }
+  // Issue 43 §5: workers of different providers on one queue answer questions by either, silently.
+  const providers = [...new Set(identities.map(workerProviderOf).filter((provider): provider is string => provider !== null))];
+  if (providers.length > 1) {
+    return { ok: false, detail: `workers of ${providers.length} model providers (${providers.join(', ')}) poll ${queue}: a question goes to either (${shown}); stop one` };
+  }
+  return { detail: `${identities.length} worker${identities.length === 1 ? '' : 's'} polling (${shown})${stoppedNote}` };
+}
+
+/** A worker polls the task queue (as client/worker-check.ts asks before a run starts), seen within LIVE_POLLER_MS. */
 export function workerCheck(settings: TemporalSettings, timeoutMs: number, shell: { kb: string; source: string }): CheckSpec {
   const where = `task queue ${settings.taskQueue}`;
   return {
@@ -68,32 +106,9 @@ export function workerCheck(settings: TemporalSettings, timeoutMs: number, shell
     target: where,
     timeoutMs,
     run: (signal) =>
-      withConnection(settings, timeoutMs, signal, async (connection) => {
-        const reply = await connection.workflowService.describeTaskQueue({
-          namespace: settings.namespace,
-          taskQueue: { name: settings.taskQueue, kind: TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
-          taskQueueType: TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-        });
-        const identities = [...new Set(reply.pollers.map((poller) => poller.identity ?? '?'))];
-        if (identities.length === 0) {
-          return {
-            ok: false,
-            detail: `no ragtime worker polls ${where} on ${settings.address}: start one with \`npx ragtime worker\` (\`make demo\` runs one in the background)`,
-          };
-        }
-        const shown = identities.slice(0, 3).join(', ') + (identities.length > 3 ? ', …' : '');
-        // Issue 33 §1: `ask` without --kb reads the worker's default, `search` and `docs` this shell's; they must agree.
-        const other = identities.map(workerKbOf).find((kb) => kb !== null && kb !== shell.kb);
-        if (other !== undefined && other !== null) {
-          return {
-            ok: false,
-            detail:
-              `a worker's default knowledge base is ${other} (${shown}), this shell's is ${shell.kb} (${shell.source}): ask would read ${other}, ` +
-              `search and docs ${shell.kb}; export RAGTIME_KB=${other} here, or restart the worker with this shell's settings (\`scripts/services.sh restart worker\`)`,
-          };
-        }
-        return { detail: `${identities.length} worker${identities.length === 1 ? '' : 's'} polling (${shown})` };
-      }),
+      withConnection(settings, timeoutMs, signal, async (connection) =>
+        workerCheckResult(await describePollers(connection.workflowService, settings), Date.now(), settings, shell),
+      ),
     failure: (error) =>
       isUnreachable(error)
         ? `cannot ask about ${where}: ${unreachable(settings, error)}`

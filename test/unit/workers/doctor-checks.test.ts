@@ -6,6 +6,7 @@ import { runCheck } from '../../../workers/doctor/check-runner';
 import { reasonOf, startHint } from '../../../workers/doctor/failure-text';
 import { checksOf, modelChecks } from '../../../workers/doctor/model-checks';
 import { scrubSecrets, secretsOf } from '../../../workers/doctor/scrub-secrets';
+import { workerCheckResult } from '../../../workers/doctor/temporal-checks';
 
 /*
  * The parts of workers/doctor/ that need no service: a check that never answers, the model lines from a provider's
@@ -102,4 +103,31 @@ test('every configured secret is masked in targets, details and plans', () => {
   const text = JSON.stringify(scrubSecrets(leaky, secretsOf(config)));
   for (const secret of ['pa55word', 'sk-live-abcdef123', 'rk-secret-999', 'root:Milvus-token']) expect(text).not.toContain(secret);
   expect(text).toContain('Incorrect API key provided: ***');
+});
+
+// Issue 43 §5: Temporal lists pollers it saw in the last minutes; doctor counted a worker stopped long ago as polling.
+describe('worker check', () => {
+  const NOW = 1_800_000_000_000;
+  const where = { address: '127.0.0.1:7233', taskQueue: 'ragtime' };
+  const shell = { kb: 'docs', source: 'RAGTIME_KB in .data/settings.env' };
+  const seen = (identity: string, agoMs: number | null) => ({ identity, lastAccessMs: agoMs === null ? null : NOW - agoMs });
+
+  test('a poller not seen for over 70 s has stopped: not counted, and said so', () => {
+    const pollers = [seen('11@host/provider=offline/kb=docs', 20_000), seen('9@host/provider=offline/kb=docs', 5 * 60_000)];
+    expect(workerCheckResult(pollers, NOW, where, shell)).toEqual({ detail: '1 worker polling (11@host/provider=offline/kb=docs); 1 stopped worker not counted (not seen for over 70 s)' });
+  });
+
+  test('only stopped pollers: no worker polls', () => {
+    const result = workerCheckResult([seen('9@host/provider=offline/kb=docs', 71_000)], NOW, where, shell);
+    expect(result).toEqual({
+      ok: false,
+      detail: 'no ragtime worker polls task queue ragtime on 127.0.0.1:7233; 1 stopped worker not counted (not seen for over 70 s): start one with `npx ragtime worker` (`make demo` runs one in the background)',
+    });
+  });
+
+  test('live workers of two providers on one queue fail the check; a poller whose last access is not said counts as live', () => {
+    const result = workerCheckResult([seen('11@host/provider=offline/kb=docs', 1_000), seen('12@host/provider=local/kb=docs', null)], NOW, where, shell);
+    expect(result.ok).toBe(false);
+    expect(result.detail).toMatch(/^workers of 2 model providers \(offline, local\) poll task queue ragtime/);
+  });
 });
