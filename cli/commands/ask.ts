@@ -9,7 +9,7 @@ import { answerStreamPrinter } from '../render/answer-stream';
 import { renderStep } from '../render/progress';
 import { exitCodeOf, renderOutcome } from '../render/outcome';
 
-type AskFlags = { session?: string; kb?: string; json?: boolean; interactive?: boolean; stream?: boolean };
+type AskFlags = { session?: string; kb?: string; json?: boolean; interactive?: boolean; stream?: boolean; quiet?: boolean };
 
 /** The person's answer at the terminal, or null when they left it waiting (cli/prompt-answer.ts). */
 async function promptForAnswer(outcome: RagOutcome): Promise<string | null> {
@@ -32,6 +32,7 @@ export function registerAsk(program: Command, context: CliContext, setExit: (cod
     .option('--no-interactive', 'do not prompt for answers; exit 3 when the run waits')
     .option('--stream', 'print the answer as it is written (the default on a terminal)')
     .option('--no-stream', 'print the answer only once the run has it')
+    .option('--quiet', 'print no progress steps (on a terminal they are shown as they come; otherwise on stderr)')
     .action(async (question: string, flags: AskFlags) => {
       // Bad input is refused before any connection, so it exits 2 whatever the state of the services.
       // No --session: a conversation of its own (issue 33 §2), never the earlier questions of this shell.
@@ -49,10 +50,13 @@ export function registerAsk(program: Command, context: CliContext, setExit: (cod
       const streaming = !flags.json && (flags.stream ?? Boolean(process.stdout.isTTY));
       const reader = streaming ? context.host.openAnswerStream(context.config) : null;
       const printer = answerStreamPrinter((text) => process.stdout.write(text));
-      // Live progress on a terminal, each step once across rounds, read in one loop with the answer (issue 33 §3).
+      // Live progress, each step once across rounds, read in one loop with the answer (issue 33 §3): on a terminal
+      // with the answer; otherwise (a pipe, a script) one line per step on stderr as it comes, so a slow model is seen
+      // working and stdout holds the outcome alone (issue 43 §6). --json keeps stderr for errors only; --quiet: none.
       const printed = new Set<string>();
+      const showStep = flags.json || flags.quiet ? null : process.stdout.isTTY ? (line: string) => printer.line(line) : (line: string) => void process.stderr.write(`${line}\n`);
       const listener: RunListener = {
-        ...(!flags.json && process.stdout.isTTY ? { steps: { onStep: (step) => printer.line(renderStep(step)), seen: printed } } : {}),
+        ...(showStep ? { steps: { onStep: (step) => showStep(renderStep(step)), seen: printed } } : {}),
         ...(reader ? { answer: { reader, onMessage: (message) => printer.onMessage(message) } } : {}),
       };
       const follow = (pending: Promise<RagOutcome>) => (listener.steps || listener.answer ? followRun(pending, rag, workflowId, listener) : pending);
