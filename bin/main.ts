@@ -78,6 +78,13 @@ const host: CliHost = {
       },
     };
   },
+  openSessionOwners(config) {
+    const owners = (require('../activities/adapters/sql-session-owners') as typeof SessionOwners).createSessionOwnerStore({
+      databaseUrl: config.database.url,
+      sqliteFile: auditSqliteFileOf(config),
+    });
+    return { claim: (sessionId, tenant) => owners.claim(sessionId, tenant), close: () => owners.close() };
+  },
   // search_knowledge at /mcp searches with the retriever `ragtime search` uses (opened on the first search);
   // GET /api/doctor runs the checks of `ragtime doctor`.
   serveApi: (config, rag, options) =>

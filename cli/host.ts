@@ -47,6 +47,16 @@ export type SessionTurnReader = {
   close(): Promise<void>;
 };
 
+/**
+ * Which tenant owns a session: the HTTP API's rule (activities/adapters/sql-session-owners.ts), in the audit store's
+ * database (audit.sqlite in the data dir, or DATABASE_URL), where `ragtime serve` reads it.
+ */
+export type SessionOwners = {
+  /** Makes `tenant` the owner of a session nobody owns yet; resolves to the owner (`tenant`, or whoever owned it). */
+  claim(sessionId: string, tenant: string): Promise<string>;
+  close(): Promise<void>;
+};
+
 /** Something the command started that keeps running until it is closed (a server). */
 export type RunningService = { url: string; banner: string; close(): Promise<void> };
 
@@ -83,6 +93,8 @@ export type CliHost = {
   openAnswerStream(config: RagConfig): AnswerStreamReader & { close(): Promise<void> };
   /** `ragtime sessions rm` and `tenant purge` (issue 35 §2): the stores that keep a session, in this process. */
   openSessionStores(config: RagConfig): SessionStores;
+  /** `ragtime ask` and `chat` with RAGTIME_TENANT (issue 45 §3): the session owners the API checks, in this process. */
+  openSessionOwners(config: RagConfig): SessionOwners;
   /** `ragtime serve`: the HTTP API, listening when it resolves. */
   serveApi(config: RagConfig, rag: RagClient, options: { host: string; port: number; logLevel: 'info' | 'warn'; temporalUiUrl?: string }): Promise<RunningService>;
   /**

@@ -3,7 +3,7 @@ import { EMBEDDING_MS_PER_TEXT } from './knowledge/embedding-budget';
 import { KbName } from './knowledge/knowledge-base';
 import { describeZodError, RagError } from './errors';
 import { pythonFloat, pythonInt, pythonStrip } from './python-text';
-import { ApiToken, parseApiTokenList, parseApiTokensFile } from './schemas/api-tokens';
+import { ApiToken, TenantName, parseApiTokenList, parseApiTokensFile } from './schemas/api-tokens';
 import { CodecKeyring, readCodecKeyring, type ConfigFiles } from './codec-keys';
 import { CodecServerSettings, OBSERVABILITY_DEFAULTS, TelemetrySettings, TokenDigest, readCodecServerSettings, readTelemetrySettings, readTokenDigests } from './observability-config';
 import { RerankSettings, resolveRerankSettings } from './retrieval/rerank-config';
@@ -87,6 +87,13 @@ export const RagConfig = z.object({
     /** Browser origins allowed to call the API (CORS), from RAGTIME_API_CORS_ORIGINS; none by default. */
     corsOrigins: z.array(text),
   }),
+  /**
+   * RAGTIME_TENANT (issue 45 §3): the tenant of the runs `ragtime ask` and `chat` start — their sessions are claimed
+   * for it and their turns kept under it, as the HTTP API does for its callers — so that the console signed in as that
+   * tenant shows them. `make demo` records its console's tenant, "demo", in the settings file. null (unset): the
+   * CLI's runs belong to no tenant, and no token of the API reads them.
+   */
+  tenant: TenantName.nullable(),
   /** Payload encryption (docs/SECURITY.md): the keyring, or null when no key is configured (plain payloads). */
   codec: CodecKeyring.nullable(),
   /** `ragtime codec-server`, the codec endpoint of the Temporal UI (docs/SECURITY.md). */
@@ -212,6 +219,15 @@ function readEnv(env: Env, report: (message: string) => void) {
   };
   const text = (...names: string[]) => found(...names)?.value;
   return { found, verbatim, lenient, strict, url, text };
+}
+
+/** RAGTIME_TENANT: a tenant name as the API's tokens name them, or null when unset. */
+function cliTenant(source: Found | undefined, report: (message: string) => void): string | null {
+  if (source === undefined) return null;
+  const parsed = TenantName.safeParse(source.value);
+  if (parsed.success) return parsed.data;
+  report(`${source.name}=${quote(source.value)} is not a tenant name: ${parsed.error.issues[0]?.message ?? 'invalid'}; set the tenant of your API token, or unset it`);
+  return null;
 }
 
 /** RAGTIME_KB (or MILVUS_COLLECTION): a knowledge base name, i.e. a Milvus collection name. */
@@ -464,6 +480,7 @@ const configFromEnv = (files: ConfigFiles | undefined, rawEnv: Env, settingsFile
         bodyLimitBytes: read.strict(read.found('RAGTIME_API_BODY_LIMIT_BYTES'), D.RAGTIME_API_BODY_LIMIT_BYTES, POSITIVE_INTEGER),
         corsOrigins: apiCorsOrigins(read.found('RAGTIME_API_CORS_ORIGINS'), report),
       },
+      tenant: cliTenant(read.found('RAGTIME_TENANT'), report),
       codec: readCodecKeyring({ keys: read.found('RAGTIME_CODEC_KEYS'), keyFile: read.found('RAGTIME_CODEC_KEY_FILE'), dataDir }, files, report),
       codecServer: readCodecServerSettings(read, report),
       telemetry: readTelemetrySettings(read, report),
@@ -486,6 +503,7 @@ const configFromEnv = (files: ConfigFiles | undefined, rawEnv: Env, settingsFile
       defaultKb: config.milvus.collection,
       apiPort: config.api.port,
       codecPort: config.codecServer.port,
+      tenant: config.tenant,
       dataDir,
     });
     return { ...config, settings: { file, found, recorded, used } };

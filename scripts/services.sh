@@ -47,6 +47,7 @@ DEFAULT_SERVICES=(temporal milvus embeddings)
 ALL_SERVICES=(temporal milvus embeddings postgres worker codec api llm)
 # `ragtime serve` (the HTTP API and the web console, docs/CONSOLE.md) as `make demo` runs it: one tenant, "demo".
 API_PORT="$RAGTIME_API_PORT"
+API_TENANT=demo
 START_TIMEOUT="${SERVICES_START_TIMEOUT:-90}"
 STOP_TIMEOUT="${SERVICES_STOP_TIMEOUT:-30}"
 RUN_DIR="$RAGTIME_DATA_DIR/run"
@@ -193,7 +194,7 @@ command_of() {
     api)
       local api_digest
       api_digest="$(printf '%s' "$(api_demo_token)" | sha256sum | cut -d' ' -f1)"
-      printf '%s\0' env "RAGTIME_API_TOKENS=${RAGTIME_API_TOKENS:+$RAGTIME_API_TOKENS,}demo:$api_digest" \
+      printf '%s\0' env "RAGTIME_API_TOKENS=${RAGTIME_API_TOKENS:+$RAGTIME_API_TOKENS,}$API_TENANT:$api_digest" \
         node "$RAGTIME_ROOT/bin/ragtime.js" serve --port "$API_PORT"
       ;;
     llm)
@@ -602,10 +603,16 @@ cmd_status() {
 # the ports this data dir's services are started on, and the default knowledge base of the worker started here
 # (RAGTIME_KB, else MILVUS_COLLECTION, as the worker reads them; kept from the file when no worker is started or
 # neither is set). Written before anything starts, so a process started meanwhile reads where they will be.
+# With the api service (the console, for tenant "demo"), RAGTIME_TENANT=demo too: the runs `ragtime ask` and `chat`
+# start in this checkout are then that tenant's, so its console shows them (issue 45 §3); kept from the file after.
 RECORDED_PORTS=(TEMPORAL_PORT TEMPORAL_UI_PORT MILVUS_PORT EMBEDDINGS_PORT POSTGRES_PORT CODEC_PORT RAGTIME_API_PORT)
 record_settings() {
-  local kb="" named name tmp
-  if [[ -f "$RAGTIME_SETTINGS_FILE" ]]; then kb="$(sed -n 's/^RAGTIME_KB=//p' "$RAGTIME_SETTINGS_FILE" | tail -n1)"; fi
+  local kb="" tenant="" named name tmp
+  if [[ -f "$RAGTIME_SETTINGS_FILE" ]]; then
+    kb="$(sed -n 's/^RAGTIME_KB=//p' "$RAGTIME_SETTINGS_FILE" | tail -n1)"
+    tenant="$(sed -n 's/^RAGTIME_TENANT=//p' "$RAGTIME_SETTINGS_FILE" | tail -n1)"
+  fi
+  if [[ " $* " == *" api "* ]]; then tenant="$API_TENANT"; fi
   if [[ " $* " == *" worker "* ]]; then
     named="$(printf '%s' "${RAGTIME_KB:-}" | tr -d '[:space:]')"
     [[ -n "$named" ]] || named="$(printf '%s' "${MILVUS_COLLECTION:-}" | tr -d '[:space:]')"
@@ -614,10 +621,12 @@ record_settings() {
   tmp="$RAGTIME_SETTINGS_FILE.$$"
   {
     printf '# Written by scripts/services.sh on %s: the ports the local services of this data dir are\n' "$(date -u +%FT%TZ)"
-    printf '# started on, and the default knowledge base of the worker started here. Every ragtime process of this\n'
-    printf '# checkout and scripts/env.sh read it; a variable set in the environment wins (docs/OPERATIONS.md).\n'
+    printf '# started on, the default knowledge base of the worker started here and the tenant of the CLI'"'"'s runs (the\n'
+    printf '# console'"'"'s). Every ragtime process of this checkout and scripts/env.sh read it; a variable set in the\n'
+    printf '# environment wins (docs/OPERATIONS.md).\n'
     for name in "${RECORDED_PORTS[@]}"; do printf '%s=%s\n' "$name" "${!name}"; done
     if [[ -n "$kb" ]]; then printf 'RAGTIME_KB=%s\n' "$kb"; fi
+    if [[ -n "$tenant" ]]; then printf 'RAGTIME_TENANT=%s\n' "$tenant"; fi
   } >"$tmp"
   mv -f -- "$tmp" "$RAGTIME_SETTINGS_FILE"
 }

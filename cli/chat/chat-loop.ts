@@ -28,7 +28,7 @@ export type ChatDeps = {
     getProgress(workflowId: string): Promise<RagStep[]>;
     getAnswerStream(workflowId: string): Promise<AnswerStreamState>;
   };
-  /** The session's recorded turns, oldest first (tenant '' for the CLI). */
+  /** The session's recorded turns, oldest first (under the CLI's tenant: RAGTIME_TENANT, else ''). */
   turnsOf(sessionId: string): Promise<SessionTurn[]>;
   reader: LineReader;
   say(line: string): void;

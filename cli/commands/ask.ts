@@ -3,6 +3,7 @@ import { RagError, describeZodError } from '../../core/errors';
 import { RagWorkflowInput, type RagOutcome } from '../../core/schemas/run-io';
 import { newRagWorkflowId, newSessionId } from '../../client/rag-client';
 import type { CliContext } from '../context';
+import { tenantRuns } from '../tenant-runs';
 import { readAnswer, terminalLine } from '../prompt-answer';
 import { followRun, type RunListener } from '../../client/follow-run';
 import { answerStreamPrinter } from '../render/answer-stream';
@@ -45,6 +46,13 @@ export function registerAsk(program: Command, context: CliContext, setExit: (cod
       }
       const kb = await context.startableKbOf(flags.kb);
       const rag = await context.clientWithWorker();
+      // RAGTIME_TENANT (`make demo`: its console's): the session is that tenant's, so the console shows the run.
+      const tenant = tenantRuns(context.config, context.host);
+      try {
+        await tenant.claim(sessionId);
+      } finally {
+        await tenant.close();
+      }
       const workflowId = newRagWorkflowId(sessionId);
       // Issue 25 §2: the answer as it is written, on a terminal or when asked; never with --json.
       const streaming = !flags.json && (flags.stream ?? Boolean(process.stdout.isTTY));
@@ -60,7 +68,7 @@ export function registerAsk(program: Command, context: CliContext, setExit: (cod
         ...(reader ? { answer: { reader, onMessage: (message) => printer.onMessage(message) } } : {}),
       };
       const follow = (pending: Promise<RagOutcome>) => (listener.steps || listener.answer ? followRun(pending, rag, workflowId, listener) : pending);
-      let outcome = await follow(rag.ask(question, { sessionId, workflowId, ...(kb === undefined ? {} : { kb }) }));
+      let outcome = await follow(rag.ask(question, { sessionId, workflowId, ...tenant.askOptions, ...(kb === undefined ? {} : { kb }) }));
       const interactive = !flags.json && flags.interactive !== false && process.stdin.isTTY;
       while (interactive && outcome.status === 'awaiting_input') {
         console.log(renderOutcome(outcome, context.uiBaseUrl));

@@ -3,14 +3,13 @@ import { newRagWorkflowId } from '../../client/rag-client';
 import { answerStreamPrinter } from '../render/answer-stream';
 import type { CliContext } from '../context';
 import { reportError } from '../errors';
-import { checkedSessionId, runChat } from '../chat/chat-loop';
+import { checkedSessionId, runChat, type ChatDeps } from '../chat/chat-loop';
+import { tenantRuns } from '../tenant-runs';
 import { createLineReader } from '../chat/line-reader';
 import { newChatSessionId } from '../chat/session-id';
 
 type ChatFlags = { session?: string; kb?: string };
 
-// The runs of the CLI have no tenant (client/rag-client.ts AskOptions.tenant): their turns are kept under ''.
-const CLI_TENANT = '';
 
 export function registerChat(program: Command, context: CliContext, setExit: (code: number) => void, verbose: boolean): void {
   program
@@ -23,6 +22,25 @@ export function registerChat(program: Command, context: CliContext, setExit: (co
       const continued = flags.session === undefined ? null : checkedSessionId(flags.session);
       const kb = await context.startableKbOf(flags.kb);
       const rag = await context.clientWithWorker();
+      // RAGTIME_TENANT (`make demo`: its console's): each session is that tenant's and its turns are kept under it,
+      // so the console shows the conversation; a continued session another tenant owns is refused here (exit 2).
+      // Without one, the runs of the CLI have no tenant (client/rag-client.ts AskOptions.tenant): turns under ''.
+      const tenant = tenantRuns(context.config, context.host);
+      try {
+        if (continued !== null) await tenant.claim(continued);
+      } catch (error) {
+        await tenant.close();
+        throw error;
+      }
+      const tenantRag: ChatDeps['rag'] = {
+        ask: async (question, options) => {
+          await tenant.claim(options.sessionId);
+          return rag.ask(question, { ...options, ...tenant.askOptions });
+        },
+        answer: (workflowId, text) => rag.answer(workflowId, text),
+        getProgress: (workflowId) => rag.getProgress(workflowId),
+        getAnswerStream: (workflowId) => rag.getAnswerStream(workflowId),
+      };
       const turns = context.host.openSessionTurns(context.config);
       const reader = createLineReader(process.stdin, process.stdout);
       // The answer as it is written, on a terminal (issue 25 §2); piped, the conversation prints each answer once.
@@ -32,8 +50,8 @@ export function registerChat(program: Command, context: CliContext, setExit: (co
         setExit(
           await runChat(
             {
-              rag,
-              turnsOf: (sessionId) => turns.turnsOf(CLI_TENANT, sessionId),
+              rag: tenantRag,
+              turnsOf: (sessionId) => turns.turnsOf(tenant.tenant ?? '', sessionId),
               reader,
               say: (line) => console.log(line),
               report: (error) => void reportError(error, verbose),
@@ -50,6 +68,7 @@ export function registerChat(program: Command, context: CliContext, setExit: (co
         );
       } finally {
         reader.close();
+        await tenant.close();
         await turns.close();
         await answers?.close();
       }

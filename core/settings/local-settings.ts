@@ -2,8 +2,9 @@ import { z } from 'zod';
 
 /*
  * One configuration for every process (issue 33 §1). `scripts/services.sh up` records in the data dir the ports it
- * started the local services on, and the default knowledge base of the worker it started (`make demo`:
- * ragtime_demo_kb), in RAGTIME_DATA_DIR/settings.env. Every ragtime process (CLI, worker, serve, mcp, the demo's
+ * started the local services on, the default knowledge base of the worker it started (`make demo`:
+ * ragtime_demo_kb) and, once it started the console's API for tenant "demo", that tenant for the CLI's runs
+ * (RAGTIME_TENANT=demo, issue 45 §3), in RAGTIME_DATA_DIR/settings.env. Every ragtime process (CLI, worker, serve, mcp, the demo's
  * tour) reads that file through parseConfig, and every script through scripts/env.sh, with one precedence:
  *
  *   the environment  >  the settings file  >  the default
@@ -41,6 +42,8 @@ export const RECORDED_VARIABLES = {
   CODEC_PORT: ['RAGTIME_CODEC_PORT', 'CODEC_PORT'],
   RAGTIME_API_PORT: ['RAGTIME_API_PORT'],
   RAGTIME_KB: ['RAGTIME_KB', 'MILVUS_COLLECTION'],
+  // The tenant of the CLI's runs (issue 45 §3): `make demo` records its console's, so that the console shows them.
+  RAGTIME_TENANT: ['RAGTIME_TENANT'],
 } as const;
 export type RecordedVariable = keyof typeof RECORDED_VARIABLES;
 const isRecordedVariable = (name: string): name is RecordedVariable => Object.hasOwn(RECORDED_VARIABLES, name);
@@ -132,6 +135,8 @@ export type UsedValues = {
   defaultKb: string;
   apiPort: number;
   codecPort: number;
+  /** RAGTIME_TENANT, null when none. */
+  tenant: string | null;
   dataDir: string;
 };
 
@@ -151,6 +156,7 @@ export function settingsUsed(env: Env, recorded: Recorded, values: UsedValues): 
     use('EMBEDDING_BASE_URL', values.embeddingsBaseUrl, RECORDED_VARIABLES.EMBEDDINGS_PORT, 'EMBEDDINGS_PORT'),
     use('RAGTIME_API_PORT', values.apiPort, RECORDED_VARIABLES.RAGTIME_API_PORT, 'RAGTIME_API_PORT'),
     use('RAGTIME_CODEC_PORT', values.codecPort, RECORDED_VARIABLES.CODEC_PORT, 'CODEC_PORT'),
+    use('RAGTIME_TENANT', values.tenant ?? '(none)', RECORDED_VARIABLES.RAGTIME_TENANT, 'RAGTIME_TENANT'),
     use('RAGTIME_DATA_DIR', values.dataDir, ['RAGTIME_DATA_DIR'], null),
   ];
 }

@@ -19,10 +19,12 @@ import type { EvalReport } from '../../core/eval/report';
 import type { RetrievalResult } from '../../core/trace/writers';
 import type { RagOutcome } from '../../core/schemas/run-io';
 import { RunComparison } from '../../core/schemas/run-comparison';
+import { hashToken } from '../../server/http/token-auth';
 import { closedPort, runRagtime, runRagtimeInProcess, type CliRun } from '../support/cli-run';
 import { CountingEmbeddingProxy } from '../support/embedding-proxy';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from '../support/fake-openai-server';
 import { newMilvusClient } from '../support/milvus';
+import { startServeProcess } from '../support/serve-process';
 import { REPO_ROOT, pollUntil, services } from '../support/services';
 import { assertServicesReachable, serviceEnvironment, startWorkerProcess, stopWorkerProcess, tail } from '../support/worker-process';
 
@@ -346,6 +348,40 @@ describe('knowledge bases and documents (issue 12): kb list|create|stats|drop, d
       '',
       'ragtime: UNSUPPORTED_FILE: package.json: unsupported file type ".json"; supported: .docx, .htm, .html, .markdown, .md, .pdf, .txt\n',
     ]);
+  });
+});
+
+describe('issue 45 §3 RAGTIME_TENANT (make demo records its console\'s): the CLI\'s runs are that tenant\'s', () => {
+  const TOKENS = { acme: `e2e-cli-acme-${RUN}`, globex: `e2e-cli-globex-${RUN}` };
+
+  test('ask: acme\'s token opens the run and its turn, globex\'s gets NOT_FOUND; a session globex owns is refused, exit 2, nothing started', async () => {
+    const acmeShell = { ...offlineEnv, RAGTIME_TENANT: 'acme' };
+    const session = firstTurnSession('tenant-acme');
+    const { code, json } = await ask('Aurora X2 路由器的保修期是多久？', acmeShell, session);
+    expect([code, json.status, json.route]).toEqual([0, 'completed', 'answer']);
+    // The API of the same data dir (its session owners and turns: audit.sqlite), as the demo's console reads them.
+    const serve = await startServeProcess({ ...offlineEnv, RAGTIME_API_TOKENS: `acme:${hashToken(TOKENS.acme)},globex:${hashToken(TOKENS.globex)}` });
+    try {
+      const get = (tenant: keyof typeof TOKENS, route: string) => fetch(`${serve.url}${route}`, { headers: { authorization: `Bearer ${TOKENS[tenant]}` } });
+      expect((await get('acme', `/api/runs/${json.workflowId}`)).status).toBe(200);
+      const turns = (await (await get('acme', `/api/sessions/${session}/turns`)).json()) as { turns: Array<{ workflowId: string }> };
+      expect(turns.turns.map((turn) => turn.workflowId)).toEqual([json.workflowId]);
+      const foreign = await get('globex', `/api/runs/${json.workflowId}`);
+      expect([foreign.status, ((await foreign.json()) as { error: string }).error]).toEqual([404, 'NOT_FOUND']);
+      // globex starts a conversation over the API; acme's shell may not continue it.
+      const globexSession = firstTurnSession('tenant-globex');
+      const started = await fetch(`${serve.url}/api/runs`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${TOKENS.globex}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ question: 'Aurora X2 路由器的保修期是多久？', sessionId: globexSession }),
+      });
+      expect([200, 202]).toContain(started.status); // answered, or still running after the API's wait
+      const refused = await ragtime(['ask', 'Nimbus C1 摄像头的保修期是多久？', '--session', globexSession], acmeShell);
+      expect([refused.code, refused.stderr]).toEqual([2, expect.stringMatching(/^ragtime: INVALID_INPUT: session "[^"]+" belongs to another tenant than RAGTIME_TENANT "acme"; nothing was started/)]);
+      expect((await ragtimeJson<unknown[]>(['runs', '--session', globexSession, '--json'])).json).toHaveLength(1);
+    } finally {
+      serve.child.kill('SIGTERM');
+    }
   });
 });
 

@@ -160,6 +160,8 @@ test('make demo on moved ports: exit 0, the tour in a session of its own that th
   const settings = readFileSync(path.join(CLONE, '.data', 'settings.env'), 'utf8');
   for (const name of PORT_NAMES) expect(settings).toContain(`\n${name}=${ports[name]}\n`);
   expect(settings).toMatch(new RegExp(`^RAGTIME_KB=${KB}$`, 'm'));
+  // Issue 45 §3: the tenant of the console the demo started, for the runs of the user's shell.
+  expect(settings).toMatch(/^RAGTIME_TENANT=demo$/m);
 });
 
 test('doctor in the user\'s shell: the clone\'s services on the moved ports, the demo\'s knowledge base from the settings file, all checks pass', async () => {
@@ -257,6 +259,14 @@ test('ask twice without --session: two conversations of their own, the second no
   expect([first.code, a?.route, a?.conversation?.turnsBefore]).toEqual([0, 'answer', 0]);
   expect(b?.sessionId).not.toBe(a?.sessionId);
   expect(b?.conversation?.turnsBefore).toBe(0);
+});
+
+test('issue 45 §3 a question asked in the user\'s shell is the demo tenant\'s: the console (its API, the demo token) opens it', async () => {
+  const asked = await ragtime(['ask', 'Aurora X2 路由器的保修期是多久？', '--json']);
+  const outcome = JSON.parse(asked.stdout) as { workflowId: string; sessionId: string };
+  expect(asked.code).toBe(0);
+  expect((await api('GET', `/api/runs/${outcome.workflowId}`)).status).toBe(200);
+  expect((await api('GET', `/api/sessions/${outcome.sessionId}/turns`)).json).toMatchObject({ turns: [{ workflowId: outcome.workflowId }] });
 });
 
 test('ask --kb with a knowledge base that does not exist: exit 2, UNKNOWN_KB, nothing started', async () => {

@@ -41,6 +41,8 @@ describe('parseConfig defaults (spec §1, DESIGN.md §6)', () => {
       // The HTTP API: test/unit/core/api-config.test.ts.
       api: { tokens: [], tokensFile: undefined, operatorTokens: [], port: 8280, host: '127.0.0.1', bodyLimitBytes: 65536, corsOrigins: [] },
       // Payload encryption, the codec server and OpenTelemetry: test/unit/core/codec-config.test.ts.
+      // RAGTIME_TENANT, the tenant of the CLI's runs (issue 45 §3): none unless set or recorded by `make demo`.
+      tenant: null,
       codec: null,
       codecServer: { host: '127.0.0.1', port: 8234, allowedOrigins: ['http://127.0.0.1:8233', 'http://localhost:8233'], tokens: [] },
       telemetry: { exporter: 'none', includeContent: false, otlpTracesUrl: 'http://localhost:4318/v1/traces', serviceName: undefined, metricsAddress: null },

@@ -120,10 +120,21 @@ describe('the settings file', () => {
       recorded: { TEMPORAL_PORT: '17233' },
       problems: [
         'f line 4 is not NAME=value: fix it, or remove the file to use the defaults',
-        'f line 5: OPENAI_API_KEY is not a setting the file records (TEMPORAL_PORT, TEMPORAL_UI_PORT, MILVUS_PORT, EMBEDDINGS_PORT, POSTGRES_PORT, CODEC_PORT, RAGTIME_API_PORT, RAGTIME_KB): set it in the environment instead',
+        'f line 5: OPENAI_API_KEY is not a setting the file records (TEMPORAL_PORT, TEMPORAL_UI_PORT, MILVUS_PORT, EMBEDDINGS_PORT, POSTGRES_PORT, CODEC_PORT, RAGTIME_API_PORT, RAGTIME_KB, RAGTIME_TENANT): set it in the environment instead',
         'f line 6: MILVUS_PORT="0" is not a port number (1-65535): fix the line, or remove it',
       ],
     });
+  });
+
+  test('issue 45 §3 RAGTIME_TENANT, as `make demo` records its console\'s: the tenant of the CLI\'s runs; the environment wins', () => {
+    const demo = parseConfig({ RAGTIME_DATA_DIR: DATA }, withFile(`${MOVED}RAGTIME_TENANT=demo\n`));
+    expect([demo.tenant, used(demo).RAGTIME_TENANT]).toEqual(['demo', ['demo', 'settings file', 'RAGTIME_TENANT=demo']]);
+    const mine = parseConfig({ RAGTIME_DATA_DIR: DATA, RAGTIME_TENANT: 'acme' }, withFile(`${MOVED}RAGTIME_TENANT=demo\n`));
+    expect([mine.tenant, used(mine).RAGTIME_TENANT]).toEqual(['acme', ['acme', 'environment', 'RAGTIME_TENANT=acme']]);
+    // Nothing recorded, nothing set: the CLI's runs belong to no tenant, as before.
+    const none = parseConfig({ RAGTIME_DATA_DIR: DATA }, withFile(MOVED));
+    expect([none.tenant, used(none).RAGTIME_TENANT]).toEqual([null, ['(none)', 'default', null]]);
+    expect(() => parseConfig({ RAGTIME_TENANT: 'a b' })).toThrow('RAGTIME_TENANT="a b" is not a tenant name: tenant name may hold letters, digits and _ . - only; set the tenant of your API token, or unset it');
   });
 
   test('a broken file makes the configuration invalid, naming the file', () => {
