@@ -22,7 +22,17 @@ const pairsOf = (text: string): Set<string> => {
   return new Set(chars.slice(1).map((char, i) => `${chars[i]}${char}`));
 };
 
+/** A quote this long (normalized characters) that a sentence holds whole backs it, however long the sentence. */
+export const MIN_HELD_QUOTE = 8;
+
+/**
+ * How well a quote backs a sentence: the share of the sentence's character pairs found in the quote, or 1 when the
+ * sentence holds the whole quote ("…, run `git rebase --abort`." beside the quote "git rebase --abort": a long
+ * sentence around a short verbatim quote shares few of its pairs with it).
+ */
 function overlap(sentence: string, quote: string): number {
+  const held = normalizeForMatch(quote);
+  if ([...held].length >= MIN_HELD_QUOTE && normalizeForMatch(sentence).includes(held)) return 1;
   const said = pairsOf(sentence);
   if (said.size === 0) return 0;
   const quoted = pairsOf(quote);

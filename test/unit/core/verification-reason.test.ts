@@ -57,3 +57,10 @@ describe('verificationReason', () => {
     expect(verificationReason(verifyAnswer({ answer: '', citations: [] }, [page]))).toBe('the answer has no sentence that cites a source');
   });
 });
+
+test('a long sentence that holds its short quote whole takes its marker', () => {
+  const answer = 'If you want to stop the rebase and go back to where you were before it started, run `git rebase --abort`.';
+  const placed = placeMissingMarkers({ answer, citations: [{ marker: 1, doc_index: 1, quote: 'git rebase --abort' }] }, [page]);
+  expect(placed.answer).toBe('If you want to stop the rebase and go back to where you were before it started, run `git rebase --abort`[1].');
+  expect(verifyAnswer(placed, [page]).status).toBe('verified');
+});
