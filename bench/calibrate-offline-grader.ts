@@ -1,5 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import * as path from 'node:path';
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { gradeInput } from '../activities/adapters/offline-chat-models';
 import { RagClient } from '../client/rag-client';
@@ -8,9 +7,8 @@ import { routeIsCorrect } from '../core/eval/evaluate-question';
 import { GRADE_THRESHOLDS, offlineGrade, type GradeThresholds } from '../core/offline-policy/grade-policy';
 import { termCoverage } from '../core/offline-policy/term-coverage';
 import type { Route } from '../core/schemas/graph-values';
-import type { Chunk } from '../core/schemas/retrieved-chunk';
 import { loadConfig } from '../runtime/load-config';
-import { REPO_ROOT } from './knowledge/common';
+import { loadFirstRetrievals, type FirstRetrieval } from './grading/first-retrievals';
 
 /*
  * Calibrates the offline grader (docs/offline-policy.md) on the evidence real runs retrieved: reads the first
@@ -30,33 +28,10 @@ const HELP = `usage: npx tsx bench/calibrate-offline-grader.ts --report FILE [--
   --sufficient N  also score the first grades under this sufficient coverage (and list its misses with --misses)
 env: the ragtime configuration (TEMPORAL_ADDRESS, the codec key when payloads are encrypted)`;
 
-type Case = { set: string; id: string; question: string; answerable: boolean; expected_route: Route | null; gold_doc_ids: string[]; docs: Chunk[] };
+type Case = FirstRetrieval;
 
 /** The route a first grade leads to when the rewrite is the only retry: a rewrite counts as "not answered". */
 type FirstRoute = Route | 'rewrite';
-
-async function loadCases(reportFile: string, rag: () => Promise<RagClient>): Promise<Case[]> {
-  const report = JSON.parse(readFileSync(reportFile, 'utf8')) as EvalReport;
-  const cacheDir = path.join(REPO_ROOT, '.data', 'calibration');
-  // Keyed by knowledge base and set: one set name can be built twice (another seed) into two knowledge bases, and
-  // the open sets' calibration and held-out splits share one knowledge base.
-  // A set in its default knowledge base keeps the old name (`ragtime eval`'s default: eval_<set>).
-  const ownKb = report.kb === `eval_${report.set.replace(/[^A-Za-z0-9_]/g, '_')}`;
-  const cache = path.join(cacheDir, `${report.kb}${ownKb ? '' : `--${report.set}`}.jsonl`);
-  if (existsSync(cache)) return readFileSync(cache, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as Case);
-  const client = await rag();
-  const cases: Case[] = [];
-  for (const [index, result] of report.questions.entries()) {
-    if (!result.workflow_id) continue;
-    const record = await client.getRunRecord(result.workflow_id);
-    const docs = (record.retrievals[0]?.result.docs ?? []) as Chunk[];
-    cases.push({ set: report.kb, id: result.id, question: result.question, answerable: result.answerable, expected_route: result.expected_route, gold_doc_ids: result.gold_doc_ids, docs: docs.map(({ filename, text, doc_id, chunk_id }) => ({ filename, text, doc_id, chunk_id })) });
-    if ((index + 1) % 20 === 0) console.error(`read ${index + 1}/${report.questions.length} runs of ${report.set}`);
-  }
-  mkdirSync(cacheDir, { recursive: true });
-  writeFileSync(cache, `${cases.map((c) => JSON.stringify(c)).join('\n')}\n`);
-  return cases;
-}
 
 type Prepared = Case & { input: ReturnType<typeof gradeInput> };
 
@@ -104,7 +79,7 @@ async function main(): Promise<void> {
   };
   const bySet = new Map<string, Prepared[]>();
   for (const report of values.report) {
-    const cases = await loadCases(report, rag);
+    const cases = await loadFirstRetrievals(report, rag);
     // Labelled by set name: the open sets' calibration and held-out splits share one knowledge base.
     const label = (JSON.parse(readFileSync(report, 'utf8')) as EvalReport).set;
     // --top-k N: grade only the first N documents of each evidence (what a smaller RETRIEVAL_TOP_K would have kept).

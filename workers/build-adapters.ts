@@ -3,6 +3,7 @@ import type { RagConfig } from '../core/config';
 import { createJinaRerankTransport } from '../activities/adapters/jina-rerank-transport';
 import { createOfflineChatModels } from '../activities/adapters/offline-chat-models';
 import { createOpenAiEmbedder } from '../activities/adapters/openai-embedder';
+import { createMeaningReader } from '../activities/adapters/meaning-reader';
 import { selectChatModels, type ChatModelsChoice } from '../activities/adapters/select-chat-models';
 import { createAuditStore, type SqlAuditStore } from '../activities/adapters/sql-audit-store';
 import { createAnswerStreamStore, type AnswerStreamStore } from '../activities/adapters/sql-answer-stream';
@@ -59,7 +60,8 @@ export function buildAdapters(
   const answerStream = createAnswerStreamStore({ databaseUrl: config.database.url, sqliteFile: auditSqliteFileOf(config) });
   const retriever = createKbRetriever(knowledge, { rerank: createJinaRerankTransport(), config, now: () => performance.now() });
   return {
-    chat: selectChatModels(config, { offline: createOfflineChatModels, openai: { onLearn: options.onModelLearnt } }),
+    // The offline policy reads meaning with the same embedding model as retrieval (issue 42 §2).
+    chat: selectChatModels(config, { offline: () => createOfflineChatModels({ meaning: createMeaningReader(embedder) }), openai: { onLearn: options.onModelLearnt } }),
     embedder,
     knowledge,
     leafStore: knowledge.leafStoreOf(defaultKb),

@@ -1,4 +1,6 @@
-import { extractiveAnswer } from '../../core/answer/extractive-answer';
+import { extractiveAnswer, type SentenceScore } from '../../core/answer/extractive-answer';
+import { answerSentences } from '../../core/answer/answer-sentences';
+import { questionParts } from '../../core/answer/question-parts';
 import { documentTitle, fileStem } from '../../core/knowledge/document-title';
 import { documentTexts } from '../../core/answer/answer-of-draft';
 import { offlineGrade, type GradeInput } from '../../core/offline-policy/grade-policy';
@@ -10,9 +12,15 @@ import type { Chunk } from '../../core/schemas/retrieved-chunk';
 import type { AnswerDraft } from '../../core/schemas/answer';
 import type { AnswerRequest, ChatModels } from '../ports';
 import { inverseDocumentFrequency, searchTokens, taggedWords } from './jieba-reader';
+import { gradeSignals } from '../../core/grading/signals';
+import { meaningGrade } from '../../core/grading/meaning-grade';
+import { FITTED_DECISION } from '../../core/grading/decision-coefficients';
+import type { MeaningReader } from './meaning-reader';
 
 /** Version of the offline rules, shown in run memos and worker start-up lines. */
 export const OFFLINE_POLICY_VERSION = 'offline-policy v2';
+/** The offline policy when it reads meaning (an embedding model is configured): the fitted decision's version. */
+export const MEANING_POLICY_VERSION = `offline-policy v3 (${FITTED_DECISION.version})`;
 /** The offline policy's answerer: sentences of the evidence, quoted (core/answer/extractive-answer.ts). */
 export const OFFLINE_ANSWERER = `${OFFLINE_POLICY_VERSION} extractive`;
 
@@ -38,7 +46,9 @@ export function gradeInput(question: string, evidence: readonly Chunk[], scope?:
       // Shown to a person: the document's title (its first heading). What it is about, to tell documents apart: its
       // file name's names, as before — a heading shared by many documents (a FAQ's chapter title) tells none apart.
       const filename = chunk.filename ?? '';
-      return { filename, title: documentTitle(chunk, evidence), text: chunk.text ?? '', titleNames: titleNames(fileStem(filename)) };
+      // A contextual leaf is graded with its title and heading path in front (issue 42 §1); quotes keep `text`.
+      const text = chunk.context ? `${chunk.context}\n${chunk.text ?? ''}` : (chunk.text ?? '');
+      return { filename, title: documentTitle(chunk, evidence), text, titleNames: titleNames(fileStem(filename)) };
     }),
   };
 }
@@ -47,11 +57,33 @@ export function gradeInput(question: string, evidence: readonly Chunk[], scope?:
  * The offline answer writer: extractive. Its answers always verify, so a repair request never comes (it would get
  * the same answer). Also the answerer of test and benchmark doubles that script only the other models.
  */
-export async function offlineWriteAnswer({ question, evidence, onText }: AnswerRequest): Promise<AnswerDraft> {
-  const draft = extractiveAnswer(question, searchTokens(question), documentTexts(evidence));
-  // Written at once, so it streams a sentence at a time (issue 25 §2): listeners see the same events as from a model.
-  for (const text of sentencePieces(draft.answer)) onText?.({ kind: 'delta', text });
-  return draft;
+export const offlineAnswerWriter =
+  (meaning?: MeaningReader) =>
+  async ({ question, evidence, onText }: AnswerRequest): Promise<AnswerDraft> => {
+    const tokens = searchTokens(question);
+    const documents = documentTexts(evidence);
+    const draft = extractiveAnswer(question, tokens, documents, meaning ? { sentenceScore: await meaningScores(meaning, question, tokens, documents) } : {});
+    // Written at once, so it streams a sentence at a time (issue 25 §2): listeners see the same events as from a model.
+    for (const text of sentencePieces(draft.answer)) onText?.({ kind: 'delta', text });
+    return draft;
+  };
+
+/** The offline answer writer by words alone (no embedding model): test and benchmark doubles use it. */
+export const offlineWriteAnswer = offlineAnswerWriter();
+
+/**
+ * The answerer's score of meaning (issue 42 §5): each quotable sentence's similarity to the question, and to each
+ * part of a question of several parts, read by the embedding model before the (pure, synchronous) answerer runs.
+ */
+async function meaningScores(meaning: MeaningReader, question: string, tokens: readonly string[], documents: readonly string[]): Promise<SentenceScore> {
+  const sentences = answerSentences(documents);
+  const asked = [question, ...questionParts(question, tokens).map((part) => part.text)];
+  const table = new Map<string, number>();
+  for (const q of new Set(asked)) {
+    const sims = await meaning.similarities(q, sentences.map((sentence) => sentence.text));
+    sentences.forEach((sentence, i) => table.set(`${q}\u0000${sentence.doc}\u0000${sentence.text}`, sims[i] ?? 0));
+  }
+  return (doc, text, q) => table.get(`${q}\u0000${doc}\u0000${text}`) ?? Number.NaN;
 }
 
 /** The text cut after each sentence's end (and its spaces); the pieces concatenate to the text. */
@@ -61,21 +93,25 @@ const sentencePieces = (text: string): string[] => text.match(/[\s\S]*?(?:[。�
  * The embedded default provider: deterministic rules over the question's terms and the retrieval signals, no API
  * key needed (docs/offline-policy.md). It answers in the same shapes as a model, so the same validation applies.
  */
-export function createOfflineChatModels(): ChatModels {
+export function createOfflineChatModels(options: { meaning?: MeaningReader } = {}): ChatModels {
+  const { meaning } = options;
   return {
-    describe: OFFLINE_POLICY_VERSION,
+    describe: meaning ? MEANING_POLICY_VERSION : OFFLINE_POLICY_VERSION,
     answerModel: OFFLINE_ANSWERER,
     async planComplexity(question) {
       return offlinePlan(question);
     },
     async gradeEvidence(question, _context, evidence: Chunk[], _report, options) {
-      return offlineGrade(gradeInput(question, evidence, options?.scope));
+      const input = gradeInput(question, evidence, options?.scope);
+      // Without an embedding model (in-process tools and tests), the word rules of v2 (docs/offline-policy.md).
+      if (!meaning) return offlineGrade(input);
+      return meaningGrade(input, gradeSignals(input, await meaning.readSentences(input.question, evidence)));
     },
     async planRewrite(question) {
       const words = taggedWords(question);
       return offlineRewrite(question, words, questionTerms(question, words, inverseDocumentFrequency));
     },
-    writeAnswer: offlineWriteAnswer,
+    writeAnswer: offlineAnswerWriter(meaning),
     async condenseQuestion(question, turns) {
       const condensed = offlineCondense(question, turns);
       return { standalone_question: condensed.standalone, depends_on_history: condensed.condensedBy === 'offline_rules', offline_rule: condensed.why };

@@ -60,7 +60,7 @@ export type GradeInput = {
   scope?: string;
 };
 
-type Scored = EvidenceSignal & { share: number; complete: boolean };
+export type Scored = EvidenceSignal & { share: number; complete: boolean };
 
 /**
  * A weighted share against a threshold, with the floating-point error of summing weights forgiven: 3 of 5 equal
@@ -131,6 +131,16 @@ export function weighCandidates(scored: readonly Scored[], best: Scored, input: 
   return { competing: chosen.length >= 2 ? chosen : [], agreeing, why };
 }
 
+/** Each chunk's best-sentence coverage and whether it holds every required term, complete and best first. */
+export function scoreChunks(input: GradeInput): Scored[] {
+  return input.evidence
+    .map((chunk) => {
+      const coverage = sentenceCoverage(input.terms, chunk.text);
+      return { ...chunk, share: coverage.share, complete: coverage.missingRequired.length === 0 };
+    })
+    .sort((a, b) => Number(b.complete) - Number(a.complete) || b.share - a.share);
+}
+
 export function offlineGrade(input: GradeInput, limits: GradeThresholds = GRADE_THRESHOLDS): EvidenceGrade {
   const { terms, evidence } = input;
   const prompt = (route: EvidenceGrade['route'], missingSlots: string[] = []) => ({ hitl_prompt: hitlPromptFor(input.question, route, missingSlots) });
@@ -146,12 +156,7 @@ export function offlineGrade(input: GradeInput, limits: GradeThresholds = GRADE_
 
   const tokens = input.words.map((word) => word.word);
   const slot = input.scope ? null : unresolvedSlot(tokens, terms.map((term) => term.term), input.question);
-  const scored: Scored[] = evidence
-    .map((chunk) => {
-      const coverage = sentenceCoverage(terms, chunk.text);
-      return { ...chunk, share: coverage.share, complete: coverage.missingRequired.length === 0 };
-    })
-    .sort((a, b) => Number(b.complete) - Number(a.complete) || b.share - a.share);
+  const scored = scoreChunks(input);
   const best = scored[0] as Scored;
 
   if (slot) {

@@ -1,0 +1,55 @@
+import { gradingSentences } from '../../core/grading/grading-sentences';
+import type { ReadSentence } from '../../core/grading/signals';
+import type { Chunk } from '../../core/schemas/retrieved-chunk';
+import type { Embedder } from '../ports';
+
+/*
+ * Reads the evidence by meaning for the offline grader and answerer (issue 42 §2): the question and each evidence
+ * sentence (with its chunk's context) embedded by the bundled model (e5 "query: " / "passage: ", which the embedder
+ * adds), and their cosine. Vectors are kept in the worker's memory by text, so a run's grade, its regrade after a
+ * rewrite and its answer embed each sentence once.
+ */
+
+/** Vectors kept, by text: a run reads ~100 sentences; a worker serving many runs keeps the most recent ones. */
+export const MEANING_CACHE_SIZE = 20_000;
+
+export type MeaningReader = {
+  /** The evidence's sentences (core/grading/grading-sentences.ts) with their similarity to the question. */
+  readSentences(question: string, evidence: readonly Chunk[]): Promise<ReadSentence[]>;
+  /** The similarity to the question of each given text (read as a passage). */
+  similarities(question: string, texts: readonly string[]): Promise<number[]>;
+};
+
+const dot = (a: readonly number[], b: readonly number[]): number => a.reduce((sum, x, i) => sum + x * (b[i] ?? 0), 0);
+
+export function createMeaningReader(embedder: Embedder, cacheSize = MEANING_CACHE_SIZE): MeaningReader {
+  const cache = new Map<string, number[]>();
+  const remember = (key: string, vector: number[]) => {
+    cache.delete(key);
+    cache.set(key, vector);
+    if (cache.size > cacheSize) cache.delete(cache.keys().next().value as string);
+  };
+  async function vectors(kind: 'query' | 'passage', texts: readonly string[]): Promise<number[][]> {
+    const keyOf = (text: string) => `${kind}\u0000${text}`;
+    const missing = [...new Set(texts.filter((text) => !cache.has(keyOf(text))))];
+    if (missing.length > 0) {
+      const embedded = kind === 'query' ? await embedder.embedQueries(missing) : await embedder.embedPassages(missing);
+      missing.forEach((text, i) => remember(keyOf(text), embedded[i] as number[]));
+    }
+    return texts.map((text) => cache.get(keyOf(text)) as number[]);
+  }
+  const reader: MeaningReader = {
+    async similarities(question, texts) {
+      const [q] = await vectors('query', [question]);
+      const passages = await vectors('passage', texts);
+      // Vectors are L2-normalized by the embedder: the inner product is the cosine.
+      return passages.map((vector) => Math.round(dot(q as number[], vector) * 1e4) / 1e4);
+    },
+    async readSentences(question, evidence) {
+      const sentences = gradingSentences(evidence);
+      const sims = await reader.similarities(question, sentences.map((sentence) => sentence.embedText));
+      return sentences.map((sentence, i) => ({ ...sentence, similarity: sims[i] ?? 0 }));
+    },
+  };
+  return reader;
+}
