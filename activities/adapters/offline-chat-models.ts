@@ -105,7 +105,8 @@ export function createOfflineChatModels(options: { meaning?: MeaningReader } = {
       const input = gradeInput(question, evidence, options?.scope);
       // Without an embedding model (in-process tools and tests), the word rules of v2 (docs/offline-policy.md).
       if (!meaning) return offlineGrade(input);
-      return meaningGrade(input, gradeSignals(input, await meaning.readSentences(input.question, evidence)));
+      // Meaning is read with the whole question: a person's pick ("Nimbus C1 摄像头用户手册：…") says what it is about.
+      return meaningGrade(input, gradeSignals(input, await meaning.readSentences(question, evidence)));
     },
     async planRewrite(question) {
       const words = taggedWords(question);

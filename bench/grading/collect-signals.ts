@@ -25,6 +25,7 @@ export type SignalRow = {
   question: string;
   answerable: boolean;
   expected_route: string | null;
+  gold_doc_ids: string[];
   gold_in_evidence: boolean;
   /** The evidence and its sentences with their similarity to the question: signals are recomputed from them. */
   docs: Chunk[];
@@ -52,9 +53,11 @@ async function main(): Promise<void> {
       const input = gradeInput(c.question, c.docs);
       const sentences = await meaning.readSentences(input.question, c.docs);
       const gold = new Set(c.gold_doc_ids);
+      // A merged parent carries no doc_id; its chunk id starts with the document's (core/ingest/hierarchy.ts chunkId).
+      const documentOf = (doc: Chunk) => doc.doc_id ?? doc.chunk_id?.split('::')[0] ?? doc.filename ?? '';
       rows.push({
-        set: setName, id: c.id, question: c.question, answerable: c.answerable, expected_route: c.expected_route,
-        gold_in_evidence: c.docs.some((doc) => gold.has(doc.doc_id ?? '')), docs: c.docs, sentences,
+        set: setName, id: c.id, question: c.question, answerable: c.answerable, expected_route: c.expected_route, gold_doc_ids: c.gold_doc_ids,
+        gold_in_evidence: c.docs.some((doc) => gold.has(documentOf(doc))), docs: c.docs, sentences,
       });
       if ((i + 1) % 25 === 0) console.error(`${setName}: ${i + 1}/${cases.length}`);
     }

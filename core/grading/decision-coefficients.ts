@@ -52,23 +52,23 @@ export const FITTED_DECISION: FittedDecision = {
     0.426415
   ],
   "weights": [
-    0.871932,
-    0.133676,
-    0.439234,
-    0.39392,
-    -0.050842,
-    -0.100681,
-    0.404725,
-    -0.277726,
-    -0.244622,
-    0.226882,
+    0.675967,
+    0.390139,
+    0.724683,
+    0.45726,
+    0.015347,
+    -0.013033,
+    0.611359,
+    -0.277186,
+    -0.179077,
+    0.274178,
     0,
-    0.387994,
-    -0.215291
+    0.466727,
+    0.040422
   ],
-  "intercept": -0.141819,
-  "answerAt": 0.46,
-  "rewriteAt": 0.23,
+  "intercept": 0.473833,
+  "answerAt": 0.61,
+  "rewriteAt": 0.31,
   "fittedOn": {
     "sets": [
       "cli-pages",
@@ -81,7 +81,7 @@ export const FITTED_DECISION: FittedDecision = {
       "two-part"
     ],
     "questions": 767,
-    "sha256": "dffcecfb32c4b0a5de2c2cf2490c92a78b7f26bec728fe57e3fabb8e49102537",
+    "sha256": "88ed27ca4d1159297e66c6e85e6eaf8d29b218e4341bfb529f1cc632f6a8568d",
     "date": "2026-12-05"
   }
 };

@@ -2,6 +2,7 @@ import type { EvidenceGrade } from '../schemas/model-outputs';
 import { hitlPromptFor } from '../offline-policy/hitl-prompts';
 import { CORROBORATION_BONUS, GRADE_THRESHOLDS, MAX_OPTIONS, scoreChunks, weighCandidates, type GradeInput } from '../offline-policy/grade-policy';
 import { unresolvedSlot } from '../offline-policy/text-signals';
+import { termCoverage } from '../offline-policy/term-coverage';
 import { answerProbability, contributions, type FittedDecision } from './fitted-decision';
 import { FITTED_DECISION } from './decision-coefficients';
 import type { GradeSignals } from './signals';
@@ -55,6 +56,15 @@ export function meaningGrade(input: GradeInput, signals: GradeSignals, model: Fi
       ...base, ...prompt('answer'), relevance: 'strong', answerability: 'sufficient', ambiguity: 'none', route: 'answer',
       confidence: round2(Math.min(1, p + CORROBORATION_BONUS * agreeing)),
       reason: agreeing > 0 ? `offline: ${reason}; ${agreeing + 1} sources corroborate it (${candidates})` : `offline: ${reason}`,
+    };
+  }
+  // A number, date or name of the question that no evidence holds ("Mesh"): a rewrite may find it; if it does not,
+  // the answer is "no knowledge", never a question back (v2's rule, docs/offline-policy.md).
+  const missing = termCoverage(input.terms, input.evidence.map((chunk) => chunk.text).join('\n')).missingRequired;
+  if (missing.length > 0 && p >= model.rewriteAt) {
+    return {
+      ...base, ...prompt('rewrite'), relevance: 'weak', answerability: 'none', ambiguity: 'none', route: 'rewrite', confidence: round2(1 - p),
+      reason: `offline: the evidence never names ${missing.map((term) => `"${term}"`).join(', ')}; ${reason}`,
     };
   }
   if (p >= model.rewriteAt) {

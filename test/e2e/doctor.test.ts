@@ -93,7 +93,7 @@ test('offline provider, every service up: a line per check, all ok, exit 0; --js
   expect(lineOf(text.stdout, 'database')).toMatch(/^ok {3}database {3}SQLite in \S+ +the folder of ragtime\.sqlite and audit\.sqlite is writable \(/);
   expect(lineOf(text.stdout, 'database')).toContain(`SQLite in ${dataDir} `);
   expect(lineOf(text.stdout, 'rerank')).toContain('off: RERANK_MODEL, RERANK_BINDING_HOST, RERANK_API_KEY are not set');
-  expect(lineOf(text.stdout, 'model')).toMatch(/^ok {3}model {6}offline-policy v2 +the offline policy provider calls no model \(MODEL_PROVIDER=offline; docs\/offline-policy\.md\) \(\d+ ms\)$/);
+  expect(lineOf(text.stdout, 'model')).toMatch(/^ok {3}model {6}offline-policy v3 \(meaning-v1\) +the offline policy provider calls no chat model; it reads meaning with the embedding model \(MODEL_PROVIDER=offline; docs\/offline-policy\.md\) \(\d+ ms\)$/);
   expect(text.stdout.trim().split('\n').at(-1)).toBe('all 7 checks passed');
   // The settings it used, and where each came from (issue 33 §1): here all from the environment but the defaults.
   expect(text.stdout.split('\n').slice(0, 3)).toEqual([

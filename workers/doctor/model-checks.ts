@@ -1,5 +1,7 @@
 import { performance } from 'node:perf_hooks';
 import { createOfflineChatModels } from '../../activities/adapters/offline-chat-models';
+import { createMeaningReader } from '../../activities/adapters/meaning-reader';
+import { createOpenAiEmbedder } from '../../activities/adapters/openai-embedder';
 import { selectChatModels } from '../../activities/adapters/select-chat-models';
 import type { ChatModels, ModelProbe } from '../../activities/ports';
 import type { RagConfig } from '../../core/config';
@@ -25,7 +27,7 @@ function offlineCheck(config: Pick<RagConfig, 'models'>, models: ChatModels): Do
     config.models.provider === 'offline'
       ? 'MODEL_PROVIDER=offline'
       : 'MODEL_PROVIDER unset, and OPENAI_API_KEY, FAST_MODEL and GRADE_MODEL are not all set';
-  return { kind: 'model', target: models.describe, ok: true, detail: `the offline policy provider calls no model (${why}; docs/offline-policy.md)`, ms: 0 };
+  return { kind: 'model', target: models.describe, ok: true, detail: `the offline policy provider calls no chat model; it reads meaning with the embedding model (${why}; docs/offline-policy.md)`, ms: 0 };
 }
 
 /**
@@ -34,11 +36,13 @@ function offlineCheck(config: Pick<RagConfig, 'models'>, models: ChatModels): Do
  * (the output mode and temperature its calls will use, and why). A provider without a probe reports its plans, or
  * that it cannot be checked; the offline policy provider calls no model and says so.
  */
-export async function modelChecks(config: Pick<RagConfig, 'models' | 'telemetry'>, times: ModelCheckTimes): Promise<DoctorCheck[]> {
+export async function modelChecks(config: Pick<RagConfig, 'models' | 'telemetry' | 'embeddings'>, times: ModelCheckTimes): Promise<DoctorCheck[]> {
   const started = performance.now();
   let chosen: ReturnType<typeof selectChatModels>;
   try {
-    chosen = selectChatModels(config, { offline: createOfflineChatModels, openai: { timeoutMs: times.requestTimeoutMs, maxRetries: 0 } });
+    // The offline provider as a worker builds it: reading meaning with the configured embeddings (nothing is embedded here).
+    const offline = () => createOfflineChatModels({ meaning: createMeaningReader(createOpenAiEmbedder(config.embeddings)) });
+    chosen = selectChatModels(config, { offline, openai: { timeoutMs: times.requestTimeoutMs, maxRetries: 0 } });
   } catch (error) {
     return [{ kind: 'model', target: config.models.baseUrl ?? 'OPENAI_BASE_URL', ok: false, detail: `cannot build the chat models: ${oneLine(reasonOf(error))}`, ms: elapsedMs(started) }];
   }

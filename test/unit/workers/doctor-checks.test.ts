@@ -80,8 +80,8 @@ describe('model checks', () => {
     const [explicit] = await modelChecks(parseConfig({ MODEL_PROVIDER: 'offline' }), { probeTimeoutMs: 1_000, requestTimeoutMs: 1_000 });
     const [auto] = await modelChecks(parseConfig({}), { probeTimeoutMs: 1_000, requestTimeoutMs: 1_000 });
     expect([explicit?.detail, auto?.detail]).toEqual([
-      'the offline policy provider calls no model (MODEL_PROVIDER=offline; docs/offline-policy.md)',
-      'the offline policy provider calls no model (MODEL_PROVIDER unset, and OPENAI_API_KEY, FAST_MODEL and GRADE_MODEL are not all set; docs/offline-policy.md)',
+      'the offline policy provider calls no chat model; it reads meaning with the embedding model (MODEL_PROVIDER=offline; docs/offline-policy.md)',
+      'the offline policy provider calls no chat model; it reads meaning with the embedding model (MODEL_PROVIDER unset, and OPENAI_API_KEY, FAST_MODEL and GRADE_MODEL are not all set; docs/offline-policy.md)',
     ]);
   });
 });
