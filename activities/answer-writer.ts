@@ -3,7 +3,7 @@ import { applyAnswerCheck } from '../core/answer/answer-check';
 import { placeMissingMarkers } from '../core/answer/place-markers';
 import { verifyAnswer } from '../core/answer/verify-answer';
 import { formatDocs } from '../core/graph/format-docs';
-import { AnswerDraft, type AnswerCheckAction, type RagAnswer } from '../core/schemas/answer';
+import { AnswerDraft, UnansweredPart, type AnswerCheckAction, type RagAnswer } from '../core/schemas/answer';
 import type { AnswerTextListener } from '../core/model-output/answer-text-event';
 import type { GenerateAnswerInput } from './contracts';
 import { parseModelOutput, rethrowAsModelOutput } from './model-output';
@@ -51,5 +51,8 @@ export async function writeVerifiedAnswer(
   const draft = placeMissingMarkers(parseModelOutput(AnswerDraft, raw, where), documentTexts(docs));
   const verification = verifyAnswer(draft, documentTexts(docs), { question, action: answerCheck });
   const answer = answerOfDraft(draft, docs, verification, { model: models.answerModel, durationMs: now() - started, repairAttempted: repair !== undefined });
-  return applyAnswerCheck(answer, question);
+  // Beside the draft's schema (which a model's structured output follows): the parts the extractive answerer found
+  // no evidence for (issue 42 §5).
+  const unanswered = UnansweredPart.array().safeParse((raw as { unanswered_parts?: unknown } | null)?.unanswered_parts);
+  return applyAnswerCheck(unanswered.success && unanswered.data.length > 0 ? { ...answer, unanswered_parts: unanswered.data } : answer, question);
 }

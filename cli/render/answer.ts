@@ -12,7 +12,8 @@ const oneLine = (text: string, length: number): string => {
 
 /** The answer and its sources: the text, then a numbered list (file, page, the quoted span), then its verification. */
 function answerLines(answer: RagAnswer, confidence: number | null | undefined): string[] {
-  const lines = [answer.text, ''];
+  // A part of the question no evidence answers is said right under the answer (issue 42 §5), not left out silently.
+  const lines = [answer.text, ...(answer.unanswered_parts ?? []).map((part) => part.notice), ''];
   if (answer.citations.length > 0) {
     lines.push('Sources');
     for (const citation of answer.citations) {

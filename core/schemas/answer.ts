@@ -119,6 +119,13 @@ export const AnswerCitation = z.object({
 });
 export type AnswerCitation = z.infer<typeof AnswerCitation>;
 
+/**
+ * A part of a question of several parts that no evidence answers (issue 42 §5), with the sentence to show a person in
+ * the question's language ("The documents do not mention the first meeting."). Written by the extractive answerer.
+ */
+export const UnansweredPart = z.object({ part: z.string(), notice: z.string() });
+export type UnansweredPart = z.infer<typeof UnansweredPart>;
+
 /** The answer of a run that settled on route `answer`, with its verification and its record. */
 export const RagAnswer = z.object({
   text: z.string(),
@@ -137,6 +144,8 @@ export const RagAnswer = z.object({
    * `text` replaces with the no-knowledge sentence. Shown for review; not an answer to give a person.
    */
   withheld_text: z.string().optional(),
+  /** The parts of the question the answer does not answer, each with its notice (absent: none, or not known). */
+  unanswered_parts: z.array(UnansweredPart).optional(),
 });
 export type RagAnswer = z.infer<typeof RagAnswer>;
 

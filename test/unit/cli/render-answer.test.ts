@@ -58,3 +58,23 @@ test('ask names the grader and the writer under the answer', () => {
   const lines = renderAnswer(outcome);
   expect(lines.at(-2)).toBe('  answered by offline-policy v3 (fit-1) (grader) · offline-policy v2 extractive (writer)');
 });
+
+// Issue 42 §5: a question of two parts whose second part no evidence answers says so under the answer.
+test('a part of the question no evidence answers is said right under the answer', () => {
+  const outcome = {
+    status: 'completed',
+    route: 'answer',
+    rag_trace: { evidence_confidence: 0.9 },
+    answer: {
+      text: 'The swearing-in was on 1 July[1].',
+      citations: [{ marker: 1, doc_index: 1, chunk_id: null, filename: 'a.md', page_number: 0, quote: 'The swearing-in was on 1 July.' }],
+      verification: { status: 'verified', invalid_citations: [], uncited_sentences: [] },
+      model: 'm',
+      prompt_version: 'p',
+      duration_ms: 1,
+      repair_attempted: false,
+      unanswered_parts: [{ part: 'the first meeting', notice: 'The documents do not mention the first meeting.' }],
+    },
+  } as unknown as RagOutcome;
+  expect(renderAnswer(outcome).slice(0, 3)).toEqual(['The swearing-in was on 1 July[1].', 'The documents do not mention the first meeting.', '']);
+});
