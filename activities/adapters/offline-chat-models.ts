@@ -97,7 +97,7 @@ export function createOfflineChatModels(options: { meaning?: MeaningReader } = {
   const { meaning } = options;
   return {
     describe: meaning ? MEANING_POLICY_VERSION : OFFLINE_POLICY_VERSION,
-    answerModel: OFFLINE_ANSWERER,
+    answerModel: meaning ? `${MEANING_POLICY_VERSION} extractive` : OFFLINE_ANSWERER,
     async planComplexity(question) {
       return offlinePlan(question);
     },
