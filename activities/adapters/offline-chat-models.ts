@@ -62,7 +62,9 @@ export const offlineAnswerWriter =
   async ({ question, evidence, onText }: AnswerRequest): Promise<AnswerDraft> => {
     const tokens = searchTokens(question);
     const documents = documentTexts(evidence);
-    const draft = extractiveAnswer(question, tokens, documents, meaning ? { sentenceScore: await meaningScores(meaning, question, tokens, documents) } : {});
+    // Without meaning (no model, or it is down), the answerer scores by words alone.
+    const sentenceScore = meaning ? await meaningScores(meaning, question, tokens, documents).catch(() => undefined) : undefined;
+    const draft = extractiveAnswer(question, tokens, documents, sentenceScore ? { sentenceScore } : {});
     // Written at once, so it streams a sentence at a time (issue 25 §2): listeners see the same events as from a model.
     for (const text of sentencePieces(draft.answer)) onText?.({ kind: 'delta', text });
     return draft;
@@ -106,7 +108,13 @@ export function createOfflineChatModels(options: { meaning?: MeaningReader } = {
       // Without an embedding model (in-process tools and tests), the word rules of v2 (docs/offline-policy.md).
       if (!meaning) return offlineGrade(input);
       // Meaning is read with the whole question: a person's pick ("Nimbus C1 摄像头用户手册：…") says what it is about.
-      return meaningGrade(input, gradeSignals(input, await meaning.readSentences(question, evidence)));
+      const sentences = await meaning.readSentences(question, evidence).catch((error: unknown) => error as Error);
+      if (sentences instanceof Error) {
+        // The embedding model is down after retrieval worked: grade by the word rules rather than fail the run, and say so.
+        const grade = offlineGrade(input);
+        return { ...grade, reason: `${grade.reason} (offline-policy v2: meaning unavailable, ${sentences.message.slice(0, 120)})` };
+      }
+      return meaningGrade(input, gradeSignals(input, sentences));
     },
     async planRewrite(question) {
       const words = taggedWords(question);

@@ -62,3 +62,12 @@ test('the offline provider with meaning grades the paraphrase answerable and quo
   const draft = AnswerDraft.parse(await models.writeAnswer({ question: QUESTION, context: '', evidence: [TAR] }));
   expect(draft.answer).toContain('tar xf path/to/source.tar.gz --directory path/to/directory');
 }, 60_000);
+
+test('the embedding model down after retrieval: the grade falls back to the word rules and says so, the answer by words', async () => {
+  const down = createOpenAiEmbedder({ baseUrl: 'http://127.0.0.1:9/v1', model: services.embeddingModel, dim: services.embeddingDim, maxRetries: 0 });
+  const models = createOfflineChatModels({ meaning: createMeaningReader(down) });
+  const grade = EvidenceGrade.parse(await models.gradeEvidence(QUESTION, '', [TAR]));
+  expect(grade.reason).toMatch(/\(offline-policy v2: meaning unavailable, /);
+  const draft = AnswerDraft.parse(await models.writeAnswer({ question: QUESTION, context: '', evidence: [TAR] }));
+  expect(draft.citations.length).toBeGreaterThan(0);
+}, 60_000);
