@@ -18,8 +18,9 @@ test('an answer whose sentence cites no source says so, not that its quotes coul
   expect(citationCheckText(uncited, 0.9)).toBe('citations not verified (a sentence cites no source) · grade confidence 0.90');
 });
 
-test('ask prints "citations verified" and the confidence, never a bare "verified:"', () => {
-  const outcome = {
+/** An answered outcome as `ask` renders it; `answer` fields override the defaults, `outcome` fields add to it. */
+const answered = (answer: Record<string, unknown> = {}, outcome: Record<string, unknown> = {}): RagOutcome =>
+  ({
     status: 'completed',
     route: 'answer',
     rag_trace: { evidence_confidence: 0.9 },
@@ -31,50 +32,32 @@ test('ask prints "citations verified" and the confidence, never a bare "verified
       prompt_version: 'p',
       duration_ms: 1,
       repair_attempted: false,
+      ...answer,
     },
-  } as unknown as RagOutcome;
-  const text = renderAnswer(outcome).join('\n');
+    ...outcome,
+  }) as unknown as RagOutcome;
+
+test('ask prints "citations verified" and the confidence, never a bare "verified:"', () => {
+  const text = renderAnswer(answered()).join('\n');
   expect(text).toContain('  citations verified (every quote matches its source; this does not prove the answer right) · grade confidence 0.90');
   expect(text).not.toMatch(/^ {2}verified:/m);
 });
 
 // Issue 43 §5: one line under the answer says what graded and wrote it.
 test('ask names the grader and the writer under the answer', () => {
-  const outcome = {
-    status: 'completed',
-    route: 'answer',
-    rag_trace: { evidence_confidence: 0.9 },
-    answer: {
-      text: 'A[1]。',
-      citations: [{ marker: 1, doc_index: 1, chunk_id: null, filename: 'a.md', page_number: 0, quote: 'A' }],
-      verification: { status: 'verified', invalid_citations: [], uncited_sentences: [] },
-      model: 'offline-policy v2 extractive',
-      prompt_version: 'p',
-      duration_ms: 1,
-      repair_attempted: false,
-    },
-    answered_by: { provider: 'offline', endpoint: null, grader: 'offline-policy v3 (fit-1)', writer: 'offline-policy v2 extractive', models: 'offline-policy v3 (fit-1)' },
-  } as unknown as RagOutcome;
+  const outcome = answered(
+    { model: 'offline-policy v2 extractive' },
+    { answered_by: { provider: 'offline', endpoint: null, grader: 'offline-policy v3 (fit-1)', writer: 'offline-policy v2 extractive', models: 'offline-policy v3 (fit-1)' } },
+  );
   const lines = renderAnswer(outcome);
   expect(lines.at(-2)).toBe('  answered by offline-policy v3 (fit-1) (grader) · offline-policy v2 extractive (writer)');
 });
 
 // Issue 42 §5: a question of two parts whose second part no evidence answers says so under the answer.
 test('a part of the question no evidence answers is said right under the answer', () => {
-  const outcome = {
-    status: 'completed',
-    route: 'answer',
-    rag_trace: { evidence_confidence: 0.9 },
-    answer: {
-      text: 'The swearing-in was on 1 July[1].',
-      citations: [{ marker: 1, doc_index: 1, chunk_id: null, filename: 'a.md', page_number: 0, quote: 'The swearing-in was on 1 July.' }],
-      verification: { status: 'verified', invalid_citations: [], uncited_sentences: [] },
-      model: 'm',
-      prompt_version: 'p',
-      duration_ms: 1,
-      repair_attempted: false,
-      unanswered_parts: [{ part: 'the first meeting', notice: 'The documents do not mention the first meeting.' }],
-    },
-  } as unknown as RagOutcome;
+  const outcome = answered({
+    text: 'The swearing-in was on 1 July[1].',
+    unanswered_parts: [{ part: 'the first meeting', notice: 'The documents do not mention the first meeting.' }],
+  });
   expect(renderAnswer(outcome).slice(0, 3)).toEqual(['The swearing-in was on 1 July[1].', 'The documents do not mention the first meeting.', '']);
 });
