@@ -13,6 +13,7 @@ import type { AnswerDraft } from '../../core/schemas/answer';
 import type { AnswerRequest, ChatModels } from '../ports';
 import { inverseDocumentFrequency, searchTokens, taggedWords } from './jieba-reader';
 import { gradeSignals } from '../../core/grading/signals';
+import { MEANING_SENTENCE_CHARS } from '../../core/grading/grading-sentences';
 import { meaningGrade } from '../../core/grading/meaning-grade';
 import { FITTED_DECISION } from '../../core/grading/decision-coefficients';
 import type { MeaningReader } from './meaning-reader';
@@ -63,7 +64,7 @@ export const offlineAnswerWriter =
     const tokens = searchTokens(question);
     const documents = documentTexts(evidence);
     // Without meaning (no model, or it is down), the answerer scores by words alone.
-    const sentenceScore = meaning ? await meaningScores(meaning, question, tokens, documents).catch(() => undefined) : undefined;
+    const sentenceScore = meaning ? await meaningScores(meaning, question, tokens, documents, evidence).catch(() => undefined) : undefined;
     const draft = extractiveAnswer(question, tokens, documents, sentenceScore ? { sentenceScore } : {});
     // Written at once, so it streams a sentence at a time (issue 25 §2): listeners see the same events as from a model.
     for (const text of sentencePieces(draft.answer)) onText?.({ kind: 'delta', text });
@@ -77,12 +78,19 @@ export const offlineWriteAnswer = offlineAnswerWriter();
  * The answerer's score of meaning (issue 42 §5): each quotable sentence's similarity to the question, and to each
  * part of a question of several parts, read by the embedding model before the (pure, synchronous) answerer runs.
  */
-async function meaningScores(meaning: MeaningReader, question: string, tokens: readonly string[], documents: readonly string[]): Promise<SentenceScore> {
+async function meaningScores(meaning: MeaningReader, question: string, tokens: readonly string[], documents: readonly string[], evidence: readonly Chunk[]): Promise<SentenceScore> {
   const sentences = answerSentences(documents);
   const asked = [question, ...questionParts(question, tokens).map((part) => part.text)];
+  // Read as the grader read them (core/grading/grading-sentences.ts: the chunk's context, then the sentence), so the
+  // run's grade has embedded most of them already (the reader's cache).
+  const read = sentences.map((sentence) => {
+    const context = evidence[sentence.doc]?.context?.trim();
+    const text = sentence.text.slice(0, MEANING_SENTENCE_CHARS);
+    return context ? `${context}: ${text}` : text;
+  });
   const table = new Map<string, number>();
   for (const q of new Set(asked)) {
-    const sims = await meaning.similarities(q, sentences.map((sentence) => sentence.text));
+    const sims = await meaning.similarities(q, read);
     sentences.forEach((sentence, i) => table.set(`${q}\u0000${sentence.doc}\u0000${sentence.text}`, sims[i] ?? 0));
   }
   return (doc, text, q) => table.get(`${q}\u0000${doc}\u0000${text}`) ?? Number.NaN;

@@ -13,7 +13,8 @@ import { signalsOf, type SignalRow } from './collect-signals';
  * L2-regularized, by Newton's method. The answer threshold has the best mean over sets of each set's worse class
  * rate. Writes core/grading/decision-coefficients.ts with the data's sha256.
  *
- *   npx tsx bench/grading/fit-decision.ts --signals .data/grading/<set>.jsonl [--signals …] [--write] [--report FILE]
+ *   npx tsx bench/grading/fit-decision.ts --signals .data/grading/<set>.jsonl [--signals …] [--sweep] [--at P] [--write]
+ *   (FIT_L2 sets the L2 penalty, default 1.0)
  */
 
 /** L2 penalty on the standardized weights. */
