@@ -10,6 +10,7 @@ import { RerankSettings, resolveRerankSettings } from './retrieval/rerank-config
 import { OutputModeSetting } from './model-output/output-mode';
 import { DEFAULT_SESSION_TURNS } from './schemas/conversation';
 import { LOCAL_MODEL } from './local-model';
+import { ModelSteps, parseModelSteps } from './model-steps';
 import { DEFAULT_MODEL_TIMEOUT_MS, MAX_MODEL_TIMEOUT_MS, MODEL_CALL_BACKSTOP_MS } from './model-output/timeouts';
 import { DEFAULT_SPECULATION, SPECULATION_LEVELS, SpeculationLevel } from './schemas/speculation';
 import { AnswerCheckAction } from './schemas/answer';
@@ -67,6 +68,8 @@ export const RagConfig = z.object({
       timeoutMs: z.number().int().positive(),
       /** LLM_PORT: the local model service's port (docs/design/local-model.md). */
       localPort: z.number().int().min(1).max(65_535),
+      /** MODEL_STEPS (issue 43 §2): which steps the model does and which the offline rules (core/model-steps.ts). */
+      steps: ModelSteps,
     }),
   /** DATABASE_URL (PostgreSQL) when set; else SQLite files under RAGTIME_DATA_DIR. */
   database: z.object({ url: text.optional(), dataDir: text }),
@@ -468,6 +471,7 @@ const configFromEnv = (files: ConfigFiles | undefined, rawEnv: Env, settingsFile
         agentModel: read.text('MODEL'),
         outputMode: outputModeSetting(read.found('MODEL_OUTPUT_MODE'), report),
         temperature: modelTemperature(read.found('MODEL_TEMPERATURE'), report),
+        steps: parseModelSteps(read.text('MODEL_STEPS'), read.text('MODEL_PROVIDER')?.trim().toLowerCase() === 'local', report),
       }),
       database: { url: read.text('DATABASE_URL'), dataDir },
       audit: { includeContent: strictBoolean(read.found('AUDIT_INCLUDE_CONTENT'), false, report) },

@@ -1,6 +1,8 @@
 import type { RagConfig } from '../../core/config';
 import type { ChatModels } from '../ports';
 import { createOpenAiChatModels, type OpenAiChatModelsOptions } from './openai-chat-models';
+import { withRuleSteps } from './rule-steps';
+import { ruleSteps } from '../../core/model-steps';
 
 export type ChatModelsChoice = { provider: 'openai' | 'offline'; models: ChatModels };
 
@@ -21,19 +23,19 @@ export function selectChatModels(
   const { provider, apiKey, baseUrl, fastModel, gradeModel, answerModel, outputMode, temperature } = config.models;
   const useOpenAi = provider === 'openai' || provider === 'local' || (provider === 'auto' && openAiConfigured(config.models));
   if (!useOpenAi) return { provider: 'offline', models: providers.offline() };
-  return {
-    provider: 'openai',
-    models: createOpenAiChatModels({
-      apiKey,
-      baseUrl,
-      fastModel,
-      gradeModel,
-      answerModel,
-      outputMode,
-      temperature,
-      telemetry: { includeContent: config.telemetry.includeContent },
-      timeoutMs: config.models.timeoutMs,
-      ...providers.openai,
-    }),
-  };
+  const model = createOpenAiChatModels({
+    apiKey,
+    baseUrl,
+    fastModel,
+    gradeModel,
+    answerModel,
+    outputMode,
+    temperature,
+    telemetry: { includeContent: config.telemetry.includeContent },
+    timeoutMs: config.models.timeoutMs,
+    ...providers.openai,
+  });
+  // MODEL_STEPS (issue 43 §2): the steps the offline rules do instead of the model (with the local model: all but the answer).
+  const { steps } = config.models;
+  return { provider: 'openai', models: ruleSteps(steps).length > 0 ? withRuleSteps(model, providers.offline(), steps) : model };
 }

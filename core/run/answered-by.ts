@@ -17,6 +17,7 @@ export function describeOpenAiModels({ fast, grade, answer, host }: OpenAiModelN
 }
 
 const OPENAI = /^openai fast=(\S+) grade=(\S+) answer=(\S+) @ (\S+)/;
+const RULES = / rules=([a-z,]+) by (.+?)(?= \[|$)/;
 
 /**
  * What answered a run, from its recorded provider description (`models`, null when no model activity reported one:
@@ -25,7 +26,10 @@ const OPENAI = /^openai fast=(\S+) grade=(\S+) answer=(\S+) @ (\S+)/;
 export function answeredBy(models: string | null, writer: string | null): AnsweredBy | null {
   if (models === null) return null;
   const openai = OPENAI.exec(models);
-  if (openai) return { provider: 'openai', endpoint: openai[4] as string, grader: openai[2] as string, writer, models };
+  // " rules=plan,grade,… by offline-policy v3 (…)" (activities/adapters/rule-steps.ts): the rules graded, not the model.
+  const rules = RULES.exec(models);
+  const grader = rules && (rules[1] as string).split(',').includes('grade') ? (rules[2] as string) : null;
+  if (openai) return { provider: 'openai', endpoint: openai[4] as string, grader: grader ?? (openai[2] as string), writer, models };
   return { provider: 'offline', endpoint: null, grader: models, writer, models };
 }
 
