@@ -29,14 +29,24 @@ export function createMeaningReader(embedder: Embedder, cacheSize = MEANING_CACH
     cache.set(key, vector);
     if (cache.size > cacheSize) cache.delete(cache.keys().next().value as string);
   };
+  // Texts being embedded now: a grade and a speculative answer that read the same sentences at once ask once.
+  const pending = new Map<string, Promise<void>>();
   async function vectors(kind: 'query' | 'passage', texts: readonly string[]): Promise<number[][]> {
     const keyOf = (text: string) => `${kind}\u0000${text}`;
-    const missing = [...new Set(texts.filter((text) => !cache.has(keyOf(text))))];
+    const missing = [...new Set(texts.filter((text) => !cache.has(keyOf(text)) && !pending.has(keyOf(text))))];
     if (missing.length > 0) {
-      const embedded = kind === 'query' ? await embedder.embedQueries(missing) : await embedder.embedPassages(missing);
-      missing.forEach((text, i) => remember(keyOf(text), embedded[i] as number[]));
+      const request = (kind === 'query' ? embedder.embedQueries(missing) : embedder.embedPassages(missing)).then((embedded) =>
+        missing.forEach((text, i) => remember(keyOf(text), embedded[i] as number[])),
+      );
+      const done = request.finally(() => missing.forEach((text) => pending.delete(keyOf(text))));
+      missing.forEach((text) => pending.set(keyOf(text), done));
     }
-    return texts.map((text) => cache.get(keyOf(text)) as number[]);
+    await Promise.all([...new Set(texts.map((text) => pending.get(keyOf(text))).filter((wait) => wait !== undefined))]);
+    return texts.map((text) => {
+      const vector = cache.get(keyOf(text));
+      if (!vector) throw new Error(`no vector for a ${kind} text: its embedding request failed`);
+      return vector;
+    });
   }
   const reader: MeaningReader = {
     async similarities(question, texts) {

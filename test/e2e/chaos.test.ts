@@ -243,7 +243,13 @@ describe('a worker killed with SIGKILL', () => {
       const attempts = await attemptsOf(workflowId, offlineRag);
       expect(attempts.filter(([type]) => type === 'retrieve').map(([, attempt]) => attempt)).toEqual([2]);
       expect(attempts.filter(([type]) => type !== 'retrieve').every(([, attempt]) => attempt === 1)).toBe(true);
-      expect(proxy.embeddingRequests.length - held).toBe(2); // the held one, and the retry's: the query is embedded once per attempt
+      // The query is embedded once per retrieval attempt: the held one and the retry's. What follows is the grade (and a
+      // speculative answer) reading the evidence by meaning (offline-policy v3, issue 42): the question once more, as
+      // the new worker's reader has not seen it, and the evidence's sentences as passages.
+      const after = proxy.embeddingRequests.slice(held);
+      expect(after.slice(0, 2).map((request) => [request.input_type, request.input])).toEqual([['query', [question]], ['query', [question]]]);
+      expect(after.slice(2).filter((request) => request.input_type === 'query').map((request) => request.input)).toEqual([[question]]);
+      expect(after.slice(2).every((request) => request.input_type === 'passage' || request.input_type === 'query')).toBe(true);
       expect(recoveryMs).toBeLessThan(RECOVERY_BOUND_MS); // 57 s before retrieval heartbeated
       await stopWorkerProcess(second.child);
     } finally {

@@ -54,6 +54,14 @@ test('the entry that means what the question asks is nearest, and a second read 
   expect(embedder.texts).toBe(embedded);
 }, 60_000);
 
+test('a grade and an answer that read the same sentences at once embed each one once', async () => {
+  const embedder = countingEmbedder();
+  const reader = createMeaningReader(embedder);
+  const [a, b] = await Promise.all([reader.readSentences(QUESTION, [TAR]), reader.readSentences(QUESTION, [TAR])]);
+  expect(b).toEqual(a);
+  expect(embedder.texts).toBe(1 + a.length); // the question once, each sentence once
+}, 60_000);
+
 test('the offline provider with meaning grades the paraphrase answerable and quotes the command under it', async () => {
   const models = createOfflineChatModels({ meaning: createMeaningReader(countingEmbedder()) });
   expect(models.describe).toMatch(/^offline-policy v3 \(meaning-v\d+\)$/);
