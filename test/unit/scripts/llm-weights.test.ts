@@ -5,36 +5,24 @@
  * scripts/llm-weights.sh trusts (it writes the stamp only after checking a joined file).
  */
 import { execFile } from 'node:child_process';
-import { copyFileSync, lstatSync, mkdirSync, mkdtempSync, readlinkSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import * as net from 'node:net';
+import { lstatSync, readlinkSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { REPO_ROOT } from '../../support/services';
+import { freePort } from '../../support/local-process';
+import { LLM_WEIGHTS_SHA256, scriptSandbox, standInWeights } from '../../support/script-sandbox';
 
-const SHA256 = 'cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046'; // pinned in scripts/llm-weights.sh
+const SHA256 = LLM_WEIGHTS_SHA256;
 let root = '';
 let cache = '';
 
 beforeAll(() => {
-  root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'ragtime-llm-weights-')));
-  mkdirSync(path.join(root, 'scripts'));
-  for (const file of ['services.sh', 'env.sh', 'llm-weights.sh']) copyFileSync(path.join(REPO_ROOT, 'scripts', file), path.join(root, 'scripts', file));
+  root = scriptSandbox('ragtime-llm-weights-');
   cache = path.join(root, 'cache');
-  mkdirSync(cache);
-  writeFileSync(path.join(cache, `${SHA256}.gguf`), 'stand-in weights');
-  writeFileSync(path.join(cache, `${SHA256}.gguf.sha256`), SHA256);
+  standInWeights(cache);
 });
 afterAll(() => {
   if (root !== '') rmSync(root, { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function bash(script: string, args: string[], extra: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string }> {
   const env = { PATH: process.env.PATH ?? '', HOME: os.homedir(), RAGTIME_DATA_DIR: path.join(root, '.data'), RAGTIME_LLM_CACHE: cache, ...extra };

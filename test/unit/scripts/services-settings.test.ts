@@ -5,37 +5,24 @@
  * a data dir and free ports of its own, so each start stops at "node_modules/… is missing" after the file is written.
  */
 import { execFile } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
-import * as net from 'node:net';
+import { readFileSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseConfig } from '../../../core/config';
 import { nodeConfigFiles } from '../../../runtime/load-config';
-import { REPO_ROOT } from '../../support/services';
+import { freePort } from '../../support/local-process';
+import { scriptSandbox, standInWeights } from '../../support/script-sandbox';
 
-const SHA256 = 'cc324af070c2ecbfd324a30884d2f951a7ff756aba85cb811a6ec436933bb046'; // scripts/llm-weights.sh's pin
 let root = '';
 
 beforeAll(() => {
-  root = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'ragtime-services-settings-')));
-  mkdirSync(path.join(root, 'scripts'));
-  for (const file of ['services.sh', 'env.sh', 'llm-weights.sh']) copyFileSync(path.join(REPO_ROOT, 'scripts', file), path.join(root, 'scripts', file));
+  root = scriptSandbox('ragtime-services-settings-');
   // A stand-in for the local model's cached weights, so that `up llm` gets as far as node_modules without a download.
-  mkdirSync(path.join(root, 'cache'));
-  writeFileSync(path.join(root, 'cache', `${SHA256}.gguf`), 'stand-in');
-  writeFileSync(path.join(root, 'cache', `${SHA256}.gguf.sha256`), SHA256);
+  standInWeights(path.join(root, 'cache'), 'stand-in');
 });
 afterAll(() => {
   if (root !== '') rmSync(root, { recursive: true, force: true });
 });
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function services(...args: string[]): Promise<{ code: number; out: string }> {
   const env = {
