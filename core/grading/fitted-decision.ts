@@ -1,4 +1,4 @@
-import { SIGNAL_NAMES, type GradeSignals, type SignalName } from './signals';
+import type { GradeSignals, SignalName } from './signals';
 
 /*
  * A decision fitted on data, not hand thresholds (DESIGN §4c, issue 42 §3): logistic regression over the grading
@@ -43,5 +43,3 @@ export function contributions(signals: GradeSignals, model: FittedDecision): Arr
     .map((signal, i) => ({ signal, value: signals[signal], logOdds: Math.round((x[i] ?? 0) * (model.weights[i] ?? 0) * 100) / 100 }))
     .sort((a, b) => Math.abs(b.logOdds) - Math.abs(a.logOdds));
 }
-
-export { SIGNAL_NAMES };
