@@ -16,14 +16,29 @@ const CLOSED = /Channel has been shut down/;
 /** grpc-js does not export the interface of the call an InterceptingCall wraps. */
 type InterceptingCallInterface = ConstructorParameters<typeof InterceptingCall>[0];
 
-/** A call that never reaches the network: it ends at once, on start, with CANCELLED. */
+const closedStatus = () => ({ code: status.CANCELLED, details: 'the Temporal connection was closed', metadata: new Metadata() });
+
+/**
+ * A call that never reaches the network: it ends at once, on start, with CANCELLED. The SDK's retry interceptor hands
+ * a final status on through the first attempt's message callback, which it only has when that attempt received a
+ * message; after a first attempt that failed before any message it throws "savedMessageNext is not a function" and
+ * never settles the call. Then the caller's own listener is told instead.
+ */
 class ClosedConnectionCall implements InterceptingCallInterface {
+  constructor(private readonly caller: () => Partial<InterceptingListener> | undefined) {}
   cancelWithStatus(): void {}
   getPeer(): string {
     return '';
   }
   start(_metadata: Metadata, listener?: Partial<InterceptingListener>): void {
-    setImmediate(() => listener?.onReceiveStatus?.({ code: status.CANCELLED, details: 'the Temporal connection was closed', metadata: new Metadata() }));
+    setImmediate(() => {
+      try {
+        listener?.onReceiveStatus?.(closedStatus());
+      } catch (error) {
+        if (!(error instanceof TypeError)) throw error;
+        this.caller()?.onReceiveStatus?.(closedStatus());
+      }
+    });
   }
   sendMessageWithContext(): void {}
   sendMessage(): void {}
@@ -37,15 +52,23 @@ class ClosedConnectionCall implements InterceptingCallInterface {
 /** The SDK's retry interceptor (same options), whose attempts after close end as CANCELLED instead of throwing. */
 export function closeSafeRetryInterceptor(): Interceptor {
   const retry = makeGrpcRetryInterceptor(defaultGrpcRetryOptions());
-  return (options, nextCall) =>
-    retry(options, (callOptions) => {
+  return (options, nextCall) => {
+    let caller: Partial<InterceptingListener> | undefined;
+    const retrying = retry(options, (callOptions) => {
       try {
         return nextCall(callOptions);
       } catch (error) {
-        if (error instanceof Error && CLOSED.test(error.message)) return new InterceptingCall(new ClosedConnectionCall());
+        if (error instanceof Error && CLOSED.test(error.message)) return new InterceptingCall(new ClosedConnectionCall(() => caller));
         throw error;
       }
     });
+    return new InterceptingCall(retrying, {
+      start(metadata, listener, next) {
+        caller = listener;
+        next(metadata, listener);
+      },
+    });
+  };
 }
 
 /**
