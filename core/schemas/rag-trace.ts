@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { IntentRecord } from './intent';
 import { LaxBool, LaxFloat, LaxInt } from './lax';
 import { RetrievedChunk } from './retrieved-chunk';
 
@@ -81,14 +82,27 @@ const SHARED_FIELDS = {
 export const RagSubTrace = z.strictObject(SHARED_FIELDS);
 export type RagSubTrace = z.infer<typeof RagSubTrace>;
 
-/** RagTrace: 59 fields (spec §5.1). */
-export const RagTrace = z.strictObject({ ...SHARED_FIELDS, sub_traces: z.array(RagSubTrace).nullish() });
+/** The spec's 59 fields of RagTrace (spec §5.1). */
+const SPEC_TRACE_FIELDS = { ...SHARED_FIELDS, sub_traces: z.array(RagSubTrace).nullish() };
+
+/**
+ * ragtime's fields beyond the spec's 59, under NexaRAG's names (issue 44 §5). Written only by a run answered without
+ * retrieval (a greeting, thanks, a question about the conversation), so a run that retrieves keeps the spec's trace
+ * exactly; their absence means the question was a knowledge query that needed retrieval.
+ */
+const INTENT_TRACE_FIELDS = { intent: IntentRecord.nullish(), needs_retrieval: bool };
+
+/** RagTrace: the spec's 59 fields (spec §5.1) and ragtime's extensions. */
+export const RagTrace = z.strictObject({ ...SPEC_TRACE_FIELDS, ...INTENT_TRACE_FIELDS });
 export type RagTrace = z.infer<typeof RagTrace>;
 
 export type RagTraceField = keyof RagTrace;
 export type RagSubTraceField = keyof RagSubTrace;
 
-export const RAG_TRACE_FIELDS = Object.keys(RagTrace.shape) as RagTraceField[];
+/** The spec's 59 fields, in declaration order. */
+export const RAG_TRACE_FIELDS = Object.keys(SPEC_TRACE_FIELDS) as RagTraceField[];
+/** ragtime's extensions of the top-level trace (issue 44 §5); normalization keeps them beside the 59. */
+export const EXTENSION_TRACE_FIELDS = Object.keys(INTENT_TRACE_FIELDS) as RagTraceField[];
 export const RAG_SUB_TRACE_FIELDS = Object.keys(RagSubTrace.shape) as RagSubTraceField[];
 
 /** The four chunk-list fields; normalization treats them specially (spec §5.6 step 3). */

@@ -1,6 +1,7 @@
 import { RagError, describeZodError } from '../errors';
 import {
   CHUNK_LIST_FIELDS,
+  EXTENSION_TRACE_FIELDS,
   RAG_SUB_TRACE_FIELDS,
   RAG_TRACE_FIELDS,
   RagSubTrace,
@@ -76,7 +77,7 @@ export function normalizeRagSubTrace(trace: unknown): RagSubTrace | null {
  */
 export function normalizeRagTrace(trace: unknown): RagTrace | null {
   if (!isPlainObject(trace) || Object.keys(trace).length === 0) return null;
-  const projected = projectFields(trace, RAG_TRACE_FIELDS);
+  const projected = projectFields(trace, [...RAG_TRACE_FIELDS, ...EXTENSION_TRACE_FIELDS]);
   if ('sub_traces' in projected) {
     const subTraces = projected.sub_traces;
     projected.sub_traces = Array.isArray(subTraces)
