@@ -11,6 +11,7 @@ import { ingestActivities, type IngestDeps } from './ingest-activities';
 import { modelActivities } from './model-activities';
 import type { AuditStore, ChatModels, Retriever } from './ports';
 import { retrievalActivities } from './retrieval-activities';
+import { syncActivities, type SyncDeps } from './sync-activities';
 
 export type ActivityDeps = {
   models: ChatModels;
@@ -29,6 +30,8 @@ export type ActivityDeps = {
   answerStream?: AnswerStreamStore;
   /** What housekeeping prunes (issue 35 §1); without it pruneStores removes nothing. */
   housekeeping?: HousekeepingStores;
+  /** Synced sources (issue 46): the knowledge stores, the pass reports' store, where git files are written. */
+  sync?: SyncDeps;
 };
 
 /** Every activity of ragtime, wired to the adapters it is given (workers/ builds them from config). */
@@ -36,6 +39,7 @@ export const createActivities = (deps: ActivityDeps) => ({
   // Model and retrieval calls wait on a provider: they heartbeat, so a dead worker is noticed in seconds.
   ...(withHeartbeats({ ...modelActivities(deps.models, { answerCheck: deps.answerCheck, answerStream: deps.answerStream }), ...retrievalActivities(deps.retriever) }) satisfies RagActivities),
   ...ingestActivities(deps.ingest),
+  ...syncActivities(deps.sync),
   ...(auditActivities(deps.audit) satisfies AuditActivities),
   // Local activities (workflows/activity-options.ts CONVERSATION_LOCAL): nobody to heartbeat to.
   ...housekeepingActivities(deps.housekeeping ?? {}),
@@ -45,4 +49,5 @@ export const createActivities = (deps: ActivityDeps) => ({
 export type Activities = ReturnType<typeof createActivities>;
 export type { AuditActivities, ConversationActivities, RagActivities } from './contracts';
 export type { IngestActivities, IngestDeps } from './ingest-activities';
+export type { SyncActivities, SyncDeps } from './sync-activities';
 export type { AuditStore, ChatModels, Retriever } from './ports';

@@ -74,7 +74,7 @@ export function ingestActivities(deps: IngestDeps | undefined): IngestActivities
 
 async function ingestOne(
   { knowledge, loaders }: IngestDeps,
-  { file, filename, docId = file, kb, replace = false, reembed = false }: IngestFileInput,
+  { file, filename, docId = file, kb, replace = false, reembed = false, reuseFrom }: IngestFileInput,
   context: Context,
   heartbeat: (beat: IngestHeartbeat) => void,
 ): Promise<IngestFileData> {
@@ -146,7 +146,7 @@ async function ingestOne(
     }
     // Vectors to keep exist only where the document was written before: registered, or by an earlier attempt.
     const stored = registered || (previous !== null && STORES_TOUCHED.has(previous.stage));
-    ({ reused } = await storeFile(prepared, from, deps, progress, { signal: context.cancellationSignal, reuse: stored && !reembed }));
+    ({ reused } = await storeFile(prepared, from, deps, progress, { signal: context.cancellationSignal, reuse: (stored || reuseFrom !== undefined) && !reembed, reuseFrom }));
     await knowledge.documents.put(recordOf(kbStores.kb, prepared));
   } catch (error) {
     const failure = toFailure(error, filename, beat.stage);

@@ -33,6 +33,10 @@ export const RagErrorCode = z.enum([
   'DOCUMENT_EXISTS',
   // A run cancelled from outside (RagClient.cancel, an MCP client cancelling its tool call): it ends CANCELLED.
   'CANCELLED',
+  // Synced sources (issue 46 §3): the folder or repository a pass reads is gone, or the pass would remove more of the
+  // source's documents than it may.
+  'SOURCE_UNAVAILABLE',
+  'MASS_DELETE_REFUSED',
 ]);
 export type RagErrorCode = z.infer<typeof RagErrorCode>;
 
@@ -56,6 +60,8 @@ const TERMINAL_CODES: ReadonlySet<RagErrorCode> = new Set<RagErrorCode>([
   'UNKNOWN_DOCUMENT',
   'DOCUMENT_EXISTS',
   'CANCELLED',
+  'SOURCE_UNAVAILABLE',
+  'MASS_DELETE_REFUSED',
 ]);
 
 export class RagError extends Error {

@@ -8,6 +8,7 @@ import { selectChatModels, type ChatModelsChoice } from '../activities/adapters/
 import { createAuditStore, type SqlAuditStore } from '../activities/adapters/sql-audit-store';
 import { createAnswerStreamStore, type AnswerStreamStore } from '../activities/adapters/sql-answer-stream';
 import { createSessionTurnStore, type SessionTurnStore } from '../activities/adapters/sql-session-turns';
+import { createSyncPassStore, type SyncPassStore } from '../activities/adapters/sql-sync-passes';
 import { createKbRetriever } from '../activities/knowledge/kb-retriever';
 import type { KnowledgeStores } from '../activities/knowledge/knowledge-stores';
 import { openKnowledgeStores } from '../activities/knowledge/open-knowledge';
@@ -34,6 +35,8 @@ export type Adapters = {
   turns: SessionTurnStore;
   /** The side channel of streaming answers (issue 25 §2), in the same database. */
   answerStream: AnswerStreamStore;
+  /** The reports of synced sources' passes (issue 46), in the same database. */
+  syncPasses: SyncPassStore;
   close(): Promise<void>;
 };
 
@@ -58,6 +61,7 @@ export function buildAdapters(
   // Beside the audit tables: the store that already keeps session data (DESIGN §5), in its own table.
   const turns = createSessionTurnStore({ databaseUrl: config.database.url, sqliteFile: auditSqliteFileOf(config) });
   const answerStream = createAnswerStreamStore({ databaseUrl: config.database.url, sqliteFile: auditSqliteFileOf(config) });
+  const syncPasses = createSyncPassStore({ databaseUrl: config.database.url, sqliteFile: auditSqliteFileOf(config) });
   const retriever = createKbRetriever(knowledge, { rerank: createJinaRerankTransport(), config, now: () => performance.now() });
   return {
     // The offline policy reads meaning with the same embedding model as retrieval (issue 42 §2).
@@ -71,11 +75,12 @@ export function buildAdapters(
     audit,
     turns,
     answerStream,
+    syncPasses,
     auditLocation:
       `${config.database.url ? 'PostgreSQL (DATABASE_URL)' : auditSqliteFileOf(config)}, ` +
       `content ${config.audit.includeContent ? 'kept (AUDIT_INCLUDE_CONTENT=true)' : 'not kept'}`,
     async close() {
-      await Promise.allSettled([knowledge.close(), audit.close(), turns.close(), answerStream.close()]);
+      await Promise.allSettled([knowledge.close(), audit.close(), turns.close(), answerStream.close(), syncPasses.close()]);
     },
   };
 }

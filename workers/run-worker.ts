@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import * as path from 'node:path';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
 import { Client } from '@temporalio/client';
 import { createActivities } from '../activities';
@@ -102,6 +103,8 @@ export async function runWorker(config: RagConfig, options: WorkerOptions = {}):
           sessionTurns: config.conversation.sessionTurns,
           answerCheck: config.answerCheck,
           housekeeping: { audit: adapters.audit, turns: adapters.turns, answerStream: adapters.answerStream },
+          // Synced sources (issue 46): a git source's files are written under the data dir for ingestFile to read.
+          sync: { knowledge: adapters.knowledge, passes: adapters.syncPasses, filesDir: path.resolve(config.database.dataDir, 'sync-files') },
         }),
         // OpenTelemetry: interceptors and the workflow-span sink, or nothing when RAGTIME_OTEL_EXPORTER=none; metrics
         // (RAGTIME_METRICS_ADDRESS) read at the activity boundary.

@@ -145,3 +145,14 @@ export const CONVERSATION_LOCAL: LocalActivityOptions = {
     nonRetryableErrorTypes: TERMINAL_ERRORS,
   },
 };
+
+/**
+ * A sync pass's listing and removals (issue 46): they read every file of the source (hashing it) or delete a
+ * document at a time, heartbeating as they go, so a dead worker is noticed in a minute; a source that is gone
+ * (SOURCE_UNAVAILABLE) is not retried: the next scheduled pass tries again.
+ */
+export const SYNC_STEP: ActivityOptions = {
+  startToCloseTimeout: '1 hour',
+  heartbeatTimeout: '1 minute',
+  retry: { initialInterval: '2 seconds', backoffCoefficient: 2, maximumInterval: '1 minute', maximumAttempts: 5, nonRetryableErrorTypes: [...TERMINAL_ERRORS, 'SOURCE_UNAVAILABLE'] },
+};

@@ -3,3 +3,4 @@ export { ragWorkflow } from './rag-workflow';
 export { subQuestionWorkflow } from './sub-question-workflow';
 export { ingestWorkflow } from './ingest-workflow';
 export { housekeepingWorkflow } from './housekeeping-workflow';
+export { syncPassWorkflow } from './sync-pass-workflow';

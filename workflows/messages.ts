@@ -4,6 +4,7 @@ import type { RagStep } from '../core/progress/rag-step';
 import type { RagTrace } from '../core/schemas/rag-trace';
 import type { Chunk } from '../core/schemas/retrieved-chunk';
 import type { RagOutcome } from '../core/schemas/run-io';
+import type { SyncProgress } from '../core/sync/sync-io';
 
 /*
  * Every message of ragWorkflow, defined once; clients, workflows and tests import these constants.
@@ -44,3 +45,6 @@ export function subQuestionWorkflowId(parentWorkflowId: string, index: number): 
 
 /** ingestWorkflow: files done of total, the files being ingested now, and the results so far. */
 export const ingestProgressQuery = defineQuery<IngestProgress>('ingestProgress');
+
+/** syncPassWorkflow (issue 46 §4): the pass's stage and files done of those it ingests and removes. */
+export const syncProgressQuery = defineQuery<SyncProgress>('syncProgress');

@@ -22,7 +22,7 @@ import type { PreparedFile } from './prepare-file';
 export type StoreDeps = { leafStore: LeafStore; parentStore: ParentStore; embedder: Embedder; kb?: string };
 
 /** `reuse` (default true): keep the stored version's vector of a leaf whose embedded text and model are unchanged. */
-export type StoreOptions = { signal?: AbortSignal; now?: () => number; reuse?: boolean };
+export type StoreOptions = { signal?: AbortSignal; now?: () => number; reuse?: boolean; reuseFrom?: string | undefined };
 
 /** What storeFile wrote: leaves inserted by this call, and how many of them kept the stored version's vector. */
 export type Stored = { inserted: number; reused: number };
@@ -103,6 +103,8 @@ export async function storeFile(prepared: PreparedFile, from: number, deps: Stor
     if (reuse) {
       progress({ wait: { on: 'reading_vectors', target: deps.kb, since: now() } });
       reusable = await deps.leafStore.vectorsOfDocument(docId, embedder.model);
+      // A renamed file's old document (issue 46): its vectors serve the same texts under the new id.
+      if (options.reuseFrom !== undefined) reusable = new Map([...(await deps.leafStore.vectorsOfDocument(options.reuseFrom, embedder.model)), ...reusable]);
     }
     progress({ wait: { on: 'clearing', target: deps.kb, since: now() } });
     await clearDocument(docId, deps);

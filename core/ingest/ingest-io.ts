@@ -48,6 +48,11 @@ export type IngestFileInput = {
   kb?: string;
   replace?: boolean;
   reembed?: boolean;
+  /**
+   * Another document of the knowledge base whose vectors a leaf of the same embedded text keeps (issue 46: a file a
+   * sync pass found renamed is ingested under its new id without embedding again).
+   */
+  reuseFrom?: string;
 };
 
 export type ChunkCounts = { l1: number; l2: number; l3: number };
