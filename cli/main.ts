@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { registerAsk } from './commands/ask';
+import { registerCancel } from './commands/cancel';
 import { registerChat } from './commands/chat';
 import { registerCodecCommands } from './commands/codec';
 import { registerDoctor } from './commands/doctor';
@@ -43,6 +44,7 @@ export async function main(argv: string[], host: CliHost): Promise<number> {
     registerAsk(program, context, setExit);
     registerChat(program, context, setExit, verbose);
     registerRunCommands(program, context, setExit);
+    registerCancel(program, context);
     registerKnowledgeCommands(program, context, setExit);
     registerKnowledgeBaseCommands(program, context);
     registerEval(program, context, setExit);

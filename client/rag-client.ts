@@ -36,6 +36,9 @@ import { runDetailOf, temporalUiUrlOf } from './run-detail';
 import { readRunRecord, type RunRecord } from './run-record';
 import { reattaching } from './reattach';
 import { answerForOptions, mayNameAnOption } from '../core/run/option-answer';
+import type { RunCancellation } from '../core/schemas/run-cancellation';
+import { cancelRun, type CancelRunOptions } from './cancel-run';
+import { outcomeAsClosed, outcomeOfClosedWait } from './closed-outcome';
 
 export type RagClientOptions = {
   /** Temporal frontend, e.g. "127.0.0.1:7233". */
@@ -158,6 +161,9 @@ export class RagClient {
       return await reattaching(attempt, { workflowId });
     } catch (error) {
       if (error instanceof WorkflowExecutionAlreadyStartedError) return this.getOutcome(workflowId);
+      // Cancelled or terminated while `ask` waited: its outcome says so (issue 43 §6).
+      const closed = await outcomeOfClosedWait(this.temporal, workflowId, error);
+      if (closed) return closed;
       // A worker that cannot decrypt the input fails the workflow task; the server then refuses the update.
       throw (await explainWorkflowTaskFailure(this.temporal, workflowId, error)) ?? toRagError(error, workflowId);
     }
@@ -242,6 +248,9 @@ export class RagClient {
     try {
       return await reattaching(() => this.temporal.workflow.getHandle(workflowId).executeUpdate(submitHitlAnswerUpdate, { args: [answer], updateId }), { workflowId });
     } catch (error) {
+      // Cancelled while the answer was being worked on: its outcome says so (issue 43 §6).
+      const closed = await outcomeOfClosedWait(this.temporal, workflowId, error, { cancelledOnly: true });
+      if (closed) return closed;
       throw (await explainWorkflowTaskFailure(this.temporal, workflowId, error)) ?? toRagError(error, workflowId);
     }
   }
@@ -254,21 +263,32 @@ export class RagClient {
    * const { workflowId } = await rag.start(question, { sessionId });
    * await rag.cancel(workflowId); // the person walked away
    */
-  async cancel(workflowId: string): Promise<boolean> {
-    const handle = this.temporal.workflow.getHandle(workflowId);
-    try {
-      // The server accepts a cancel request for a closed run too, and does nothing: say so instead.
-      if ((await handle.describe()).status.name !== 'RUNNING') return false;
-      await handle.cancel();
-      return true;
-    } catch (error) {
-      throw toRagError(error, workflowId);
-    }
+  async cancel(workflowId: string, options: { reason?: string } = {}): Promise<boolean> {
+    return (await this.cancelRun(workflowId, options)).cancelled;
   }
 
-  /** The run's outcome as it stands (a running run reports status "running"). */
+  /**
+   * `cancel`, saying what it did (issue 43 §6): whether this request cancelled the run, its status after waiting up
+   * to `waitMs` for it to close (`cancelled`, or still `running` when no worker processed the request in time), the
+   * reason, and its sub-question children's status. An unknown run is UNKNOWN_RUN.
+   *
+   * @example
+   * const done = await rag.cancelRun(workflowId, { reason: 'asked twice', waitMs: 10_000 });
+   * if (!done.cancelled) console.log(`it had already ended: ${done.status}`);
+   */
+  async cancelRun(workflowId: string, options: CancelRunOptions = {}): Promise<RunCancellation> {
+    return cancelRun(this.temporal, workflowId, options);
+  }
+
+  /**
+   * The run's outcome as it stands (a running run reports status "running"). A run Temporal closed from outside —
+   * cancelled, terminated, timed out — reports failed with that code and the reason Temporal has (issue 43 §6),
+   * not the "running" its last state would say; without a worker to query, that much is read from the server.
+   */
   async getOutcome(workflowId: string): Promise<RagOutcome> {
-    return this.query(workflowId, () => this.temporal.workflow.getHandle(workflowId).query(outcomeQuery), (outcome) => outcome);
+    return outcomeAsClosed(this.temporal, workflowId, () =>
+      this.query(workflowId, () => this.temporal.workflow.getHandle(workflowId).query(outcomeQuery), (outcome) => outcome),
+    );
   }
 
   /** The run's normalized trace as it stands (spec §5.6). */

@@ -37,6 +37,10 @@ export const RagErrorCode = z.enum([
   // source's documents than it may.
   'SOURCE_UNAVAILABLE',
   'MASS_DELETE_REFUSED',
+  // A run closed from outside by Temporal (issue 43 §6): terminated (`temporal workflow terminate`), or past its
+  // execution timeout. Only outcomes carry them (core/run/run-closure.ts); nothing throws them.
+  'TERMINATED',
+  'TIMED_OUT',
 ]);
 export type RagErrorCode = z.infer<typeof RagErrorCode>;
 

@@ -3,6 +3,7 @@ import { EXIT } from '../exit-codes';
 import { renderAnswer } from './answer';
 import { routePath } from './route-path';
 import { shownPage } from '../../core/schemas/page-number';
+import { shownStatus } from '../../core/run/run-closure';
 
 export function exitCodeOf(outcome: RagOutcome): number {
   // A run that could not read the knowledge base completed, but its route says less than it seems (issue 14 §2).
@@ -65,7 +66,8 @@ export function renderOutcome(outcome: RagOutcome, uiBaseUrl: string | null, opt
   const answer = renderAnswer(outcome);
   const lines = [
     ...(options.answerTextShown && outcome.answer && answer[0] === outcome.answer.text ? answer.slice(1) : answer),
-    `${outcome.status.toUpperCase()}  route=${outcome.route ?? '-'}  status=${outcome.retrieval_status ?? '-'}`,
+    // A run closed from outside heads with how (CANCELLED, TERMINATED), not FAILED (issue 43 §6).
+    `${shownStatus(outcome).toUpperCase()}  route=${outcome.route ?? '-'}  status=${outcome.retrieval_status ?? '-'}`,
     `  run ${outcome.workflowId}${uiBaseUrl ? `  ${uiBaseUrl}/namespaces/default/workflows/${encodeURIComponent(outcome.workflowId)}` : ''}`,
     // Continuing a conversation is explicit (issue 33 §2): say how.
     `  session ${outcome.sessionId}  (a follow-up in it: ragtime ask --session ${outcome.sessionId} "…")`,

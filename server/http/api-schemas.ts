@@ -10,6 +10,7 @@ import { RunComparison } from '../../core/schemas/run-comparison';
 import { RunDetail } from '../../core/schemas/run-detail';
 import { HitlAnswer, HitlSettings, Question, RagOutcome, RunStatus, SessionId } from '../../core/schemas/run-io';
 import { RunRow } from '../../core/schemas/run-row';
+import { CancelRunInput, RunCancellation } from '../../core/schemas/run-cancellation';
 
 /*
  * The HTTP API's contracts. Requests are parsed with these schemas (→ 400 with one readable line); responses are
@@ -50,6 +51,10 @@ export const AskBody = z.strictObject({
 export type AskBody = z.infer<typeof AskBody>;
 
 export const AnswerBody = z.strictObject({ answer: HitlAnswer.describe("the person's answer, 1–2,000 characters") });
+
+/** POST /api/runs/{id}/cancel (issue 43 §6): why, kept in the run's history in clear (say why, never a secret). */
+export const CancelBody = z.strictObject({ reason: CancelRunInput.shape.reason.describe('why the run is cancelled, up to 500 characters') });
+export { RunCancellation };
 
 /** Every error: a closed code and one readable line. */
 export const ApiError = z.object({

@@ -15,6 +15,7 @@ import { doctorRoutes } from './routes/doctor';
 import { knowledgeRoutes } from './routes/knowledge';
 import { metaRoutes } from './routes/meta';
 import { progressRoutes } from './routes/progress';
+import { runCancelRoutes } from './routes/run-cancel';
 import { runHistoryRoutes } from './routes/run-history';
 import { runRoutes } from './routes/runs';
 import { sessionRoutes } from './routes/sessions';
@@ -94,6 +95,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     }
     await api.register(runRoutes, deps);
     await api.register(runHistoryRoutes, deps);
+    await api.register(runCancelRoutes, deps);
     await api.register(progressRoutes, deps);
     await api.register(diagnosisRoutes, deps);
     await api.register(sessionRoutes, deps);

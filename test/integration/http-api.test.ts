@@ -338,6 +338,9 @@ describe('OpenAPI, health and the codec endpoint', () => {
   "/api/runs/{workflowId}/answer": [
     "post",
   ],
+  "/api/runs/{workflowId}/cancel": [
+    "post",
+  ],
   "/api/runs/{workflowId}/detail": [
     "get",
   ],
