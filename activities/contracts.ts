@@ -3,6 +3,7 @@ import type { RagAnswer } from '../core/schemas/answer';
 import type { AuditBatch } from '../core/schemas/audit';
 import type { AnswerConversation, ConversationRecord, SessionTurn } from '../core/schemas/conversation';
 import type { ComplexityPlan } from '../core/graph/plan-complexity';
+import type { IntentDecision } from '../core/schemas/intent';
 import type { ModelCallRecord } from '../core/schemas/model-call';
 import type { EvidenceGrade } from '../core/schemas/model-outputs';
 import type { Chunk } from '../core/schemas/retrieved-chunk';
@@ -102,13 +103,19 @@ export interface AuditActivities {
 
 /** A session as the conversation activities key it: tenant ('' for runs no HTTP tenant started) and session id. */
 export type SessionKey = { tenant: string; sessionId: string };
-export type OpenTurnInput = SessionKey & { question: string };
+export type OpenTurnInput = SessionKey & {
+  question: string;
+  /** Whether the run decides the question's intent here (issue 44 §5; runs since INTENT_PATCH). */
+  recognizeIntent?: boolean;
+};
 export type OpenTurnData = {
   /** What retrieval, grading and rewriting use. */
   standaloneQuestion: string;
   /** What the answer writer sees of the conversation; null on a first turn. */
   answerConversation: AnswerConversation | null;
   record: ConversationRecord;
+  /** The question's intent, and the reply when it needs no retrieval; absent when the run did not ask. */
+  intent?: IntentDecision;
 };
 export type RecordTurnInput = SessionKey & { turn: Omit<SessionTurn, 'turn'> };
 

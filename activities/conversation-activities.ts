@@ -6,6 +6,7 @@ import { describeWithPlans, type ModelCallRecord } from '../core/schemas/model-c
 import { StandaloneQuestion, type SessionTurn } from '../core/schemas/conversation';
 import type { SessionTurnStore } from './adapters/sql-session-turns';
 import type { ConversationActivities, OpenTurnInput, RecordTurnInput } from './contracts';
+import { recognizeIntent } from './intent-step';
 import { parseModelOutput } from './model-output';
 import type { ChatModels } from './ports';
 
@@ -50,17 +51,21 @@ export function conversationActivities(deps: ConversationDeps): ConversationActi
   }
 
   return {
-    async openTurn({ tenant, sessionId, question }: OpenTurnInput) {
+    async openTurn({ tenant, sessionId, question, recognizeIntent: asksIntent }: OpenTurnInput) {
       const began = performance.now();
       const earlier = store ? await store.turnsOf(tenant, sessionId) : [];
       const opening = openTurn(question, earlier, sessionTurns);
       const modelCalls: ModelCallRecord[] = [];
-      const condensed = opening.asIs ?? (await condense(question, opening.window.turns, modelCalls));
+      // Issue 44 §5: a question that needs no retrieval is answered from here, and is not condensed for retrieval.
+      const intent = asksIntent ? await recognizeIntent(models, question, earlier, modelCalls, attemptNow()) : undefined;
+      const noRetrieval: Condensed | null = intent && !intent.needs_retrieval ? { standalone: question, condensedBy: 'none', why: `a ${intent.intent} needs no retrieval` } : null;
+      const condensed = noRetrieval ?? opening.asIs ?? (await condense(question, opening.window.turns, modelCalls));
       return {
         data: {
           standaloneQuestion: condensed.standalone,
           answerConversation: answerConversation(question, opening.window),
           record: conversationRecord(question, earlier.length, opening.window, condensed),
+          ...(intent ? { intent } : {}),
         },
         // The 59-field trace is the graph's; the conversation sits beside it, in the outcome.
         traceFragment: { fields: {} },

@@ -1,6 +1,8 @@
 import type { AnswerTextListener } from '../core/model-output/answer-text-event';
 import type { AnswerVerification } from '../core/schemas/answer';
 import type { AnswerConversation, SessionTurn } from '../core/schemas/conversation';
+import type { EarlierTurn } from '../core/intent/rules-reply';
+import type { Intent } from '../core/schemas/intent';
 import type { AuditBatch, McpToolCallRecord, SessionTrace } from '../core/schemas/audit';
 import type { ChunkingVersion } from '../core/ingest/leaf-context';
 import type { DocumentRecord } from '../core/knowledge/knowledge-base';
@@ -64,6 +66,12 @@ export interface ChatModels {
    * rules, not a model, and says which.
    */
   condenseQuestion?(question: string, turns: SessionTurn[], report?: CallReport): Promise<unknown>;
+  /**
+   * The reply to a question the intent rules found needs no retrieval (`intent_reply`, issue 44 §5): a greeting, a
+   * thanks, a question about the conversation (`turns`: its earlier turns). The reply may say it needs retrieval after
+   * all. Providers without it (offline, MODEL_STEPS intent=rules) leave the reply to the rules.
+   */
+  replyWithoutRetrieval?(question: string, intent: Intent, turns: EarlierTurn[], report?: CallReport): Promise<unknown>;
   /** Per model, the output mode and temperature its next call will use and why (providers that call models). */
   plans?(): ModelPlan[];
   /** One tiny structured call per distinct model, through the same ladder as a run's calls. */

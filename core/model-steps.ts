@@ -4,23 +4,24 @@ import { z } from 'zod';
  * Which steps of a run call the model and which the offline policy's rules do (issue 43 §2): a small local model is
  * slow and weak at planning, rewriting and grading, and good enough at writing the cited answer, so with
  * MODEL_PROVIDER=local only the answer is the model's by default. MODEL_STEPS overrides per step
- * ("grade=model,plan=rules"); with the offline provider every step is rules anyway. Pure.
+ * ("grade=model,plan=rules"); with the offline provider every step is rules anyway. `intent` (issue 44 §5): who replies to
+ * a greeting, a thanks or a question about the conversation once the intent rules found one. Pure.
  */
 
-export const MODEL_STEP_NAMES = ['plan', 'grade', 'rewrite', 'condense'] as const;
+export const MODEL_STEP_NAMES = ['plan', 'grade', 'rewrite', 'condense', 'intent'] as const;
 export type ModelStepName = (typeof MODEL_STEP_NAMES)[number];
 export const StepSource = z.enum(['model', 'rules']);
 export type StepSource = z.infer<typeof StepSource>;
-export const ModelSteps = z.object({ plan: StepSource, grade: StepSource, rewrite: StepSource, condense: StepSource });
+export const ModelSteps = z.object({ plan: StepSource, grade: StepSource, rewrite: StepSource, condense: StepSource, intent: StepSource });
 export type ModelSteps = z.infer<typeof ModelSteps>;
 
 /** A hosted model does every step (the spec's graph). */
-export const MODEL_FOR_EVERY_STEP: ModelSteps = { plan: 'model', grade: 'model', rewrite: 'model', condense: 'model' };
-/** The local model writes the answer; rules plan, grade (offline-policy v3), rewrite and condense. */
-export const LOCAL_MODEL_STEPS: ModelSteps = { plan: 'rules', grade: 'rules', rewrite: 'rules', condense: 'rules' };
+export const MODEL_FOR_EVERY_STEP: ModelSteps = { plan: 'model', grade: 'model', rewrite: 'model', condense: 'model', intent: 'model' };
+/** The local model writes the answer; rules plan, grade (offline-policy v3), rewrite, condense and reply to chit-chat. */
+export const LOCAL_MODEL_STEPS: ModelSteps = { plan: 'rules', grade: 'rules', rewrite: 'rules', condense: 'rules', intent: 'rules' };
 
 /**
- * MODEL_STEPS: comma-separated `step=model|rules` (steps: plan, grade, rewrite, condense); unnamed steps keep the
+ * MODEL_STEPS: comma-separated `step=model|rules` (steps: plan, grade, rewrite, condense, intent); unnamed steps keep the
  * provider's default. A malformed entry is reported (a typed config error) and the default kept.
  */
 export function parseModelSteps(value: string | undefined, local: boolean, report: (message: string) => void): ModelSteps {

@@ -8,7 +8,7 @@ import { CONVERSATION_LOCAL } from './activity-options';
 import { runErrorOf } from './failures';
 import { noteModels } from './publish-state';
 import { afterLocalActivity, stampNow } from './stamp-clock';
-import { SESSION_TURNS_PATCH, patchedFor } from './start-patches';
+import { SESSION_TURNS_PATCH, asksIntent, patchedFor } from './start-patches';
 
 const conversation = proxyLocalActivities<ConversationActivities>(CONVERSATION_LOCAL);
 
@@ -21,9 +21,11 @@ export async function openConversation(run: RagRun, key: SessionKey): Promise<vo
   if (!patchedFor(run, SESSION_TURNS_PATCH)) return;
   const asked = run.question;
   try {
-    const opened = await afterLocalActivity(run, () => conversation.openTurn({ ...key, question: asked }), (result) => result.ranMs);
+    const intent = asksIntent(run) ? { recognizeIntent: true } : {};
+    const opened = await afterLocalActivity(run, () => conversation.openTurn({ ...key, question: asked, ...intent }), (result) => result.ranMs);
     noteModels(run, opened.producedBy);
     const { standaloneQuestion, answerConversation, record } = opened.data;
+    run.intent = opened.data.intent ?? null;
     run.question = standaloneQuestion;
     run.answerConversation = answerConversation;
     run.conversation = record;

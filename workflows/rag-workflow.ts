@@ -8,6 +8,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { describeZodError } from '../core/errors';
+import { mayNeedNoRetrieval } from '../core/intent/classify-intent';
 import { parseHitlResumeState } from '../core/graph/hitl-resume';
 import { RagRun } from '../core/run/rag-run';
 import { HitlAnswer, RagWorkflowInput, type HitlSettings, type RagOutcome } from '../core/schemas/run-io';
@@ -16,6 +17,7 @@ import { AuditRecorder, type AuditMode } from './audit-recorder';
 import { openConversation, recordConversationTurn } from './conversation-node';
 import { cancelledRunError, runErrorOf, terminalFailure } from './failures';
 import { fanOutAndSynthesize } from './fan-out';
+import { answeredWithoutRetrieval, skipsAnswerNode } from './intent-node';
 import { classifyComplexity, gradeDocuments, retrieveInitial, rewriteAndRetrieve } from './graph-nodes';
 import {
   answerStreamQuery,
@@ -37,6 +39,7 @@ import {
   AUDIT_PATCH,
   CANCELLED_PATCH,
   PLANNER_ATTEMPTS_PATCH,
+  decideIntentPatch,
   decideOnePatch,
   decidePatchesAtStart,
   patchedFor,
@@ -103,11 +106,13 @@ export async function ragWorkflow(rawInput: RagWorkflowInput): Promise<RagOutcom
       await resumeWithAnswer(run, snapshot, input.resumeFrom.answer);
     } else {
       run.question = input.question ?? '';
+      // Issue 44 §5: asked before openTurn, which decides the intent; a greeting or thanks skips the graph.
+      decideIntentPatch(run, mayNeedNoRetrieval(run.question));
       await openConversation(run, session);
-      await answerQuestion(run, startedAt);
+      if (!answeredWithoutRetrieval(run)) await answerQuestion(run, startedAt);
     }
     const ending = await converse(run, input.hitl, recorder);
-    if (ending === 'done' && run.route === 'answer') await answerNode(run);
+    if (ending === 'done' && run.route === 'answer' && !skipsAnswerNode(run)) await answerNode(run);
     await recordConversationTurn(run, session, info.workflowId);
     // Recorded just before the run settles, so that it still closes in the task it settles in (as it did before
     // the audit): whoever sees the outcome sees a closed run. finish() keeps the question iff a person is needed.

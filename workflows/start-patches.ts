@@ -40,6 +40,14 @@ export const CANCELLED_PATCH = 'ragtime-20261201-cancelled';
 /** Patch id of conversations (issue 25 §1): runs recorded before it neither read nor record session turns. */
 export const SESSION_TURNS_PATCH = 'ragtime-20261202-session-turns';
 
+/**
+ * Patch id of the intent step (issue 44 §5): a greeting, a thanks or a question about the conversation is answered
+ * without retrieval. Added after ONE_PATCH, so a run asks it itself, before its first local activity (openTurn) — and
+ * only a run whose question the intent rules could answer without retrieval (decided from its input, so a replay asks
+ * alike): every other run records the one marker of ONE_PATCH, as before.
+ */
+export const INTENT_PATCH = 'ragtime-20261205-intent';
+
 /** Every patch ONE_PATCH takes. A patch added later gets its own id, asked before the first local activity. */
 const TAKEN_BY_ONE_PATCH: ReadonlySet<string> = new Set([
   PATCHES_AT_START,
@@ -90,3 +98,16 @@ export function patchedFor(run: RagRun, patchId: string): boolean {
   if (DECIDED_AT_START.has(patchId) && decidedAtStart.has(run)) return true;
   return patched(patchId);
 }
+
+const recognizesIntent = new WeakSet<RagRun>();
+
+/**
+ * Asked in the run's first activation, before openTurn (the first local activity), by a run whose question may need no
+ * retrieval (core/intent/classify-intent.ts mayNeedNoRetrieval): whether openTurn decides its intent.
+ */
+export function decideIntentPatch(run: RagRun, mayNeedNoRetrieval: boolean): void {
+  if (mayNeedNoRetrieval && patched(INTENT_PATCH)) recognizesIntent.add(run);
+}
+
+/** True for runs that took INTENT_PATCH: openTurn decides the question's intent (workflows/intent-node.ts). */
+export const asksIntent = (run: RagRun): boolean => recognizesIntent.has(run);

@@ -10,11 +10,13 @@ import { buildAnswerPrompt, buildAnswerRepairPrompt } from '../../core/prompts/a
 import { buildComplexityPrompt } from '../../core/prompts/complexity-prompt';
 import { buildCondensePrompt } from '../../core/prompts/condense-prompt';
 import { buildGraderPrompt } from '../../core/prompts/grader-prompt';
+import { buildIntentReplyPrompt } from '../../core/prompts/intent-reply-prompt';
 import { buildRewritePrompt } from '../../core/prompts/rewrite-prompt';
 import { DOCTOR_PROBE_PROMPT } from '../../core/prompts/structured-output-prompt';
 import type { UserMessage } from '../../core/prompts/user-message';
 import { AnswerDraft } from '../../core/schemas/answer';
 import { StandaloneQuestion } from '../../core/schemas/conversation';
+import { IntentReply } from '../../core/schemas/intent';
 import type { ModelPlan } from '../../core/schemas/model-call';
 import { ComplexityResult, EvidenceGrade, RewritePlan } from '../../core/schemas/model-outputs';
 import type { CallReport, ChatModels, ModelProbe } from '../ports';
@@ -70,6 +72,7 @@ const SCHEMAS = {
   rewrite_plan: RewritePlan,
   answer_draft: AnswerDraft,
   standalone_question: StandaloneQuestion,
+  intent_reply: IntentReply,
   doctor_probe: DoctorProbe,
 } satisfies Record<string, z.ZodType>;
 type SchemaName = keyof typeof SCHEMAS;
@@ -180,6 +183,8 @@ export function createOpenAiChatModels(options: OpenAiChatModelsOptions): ChatMo
         onText ? { field: 'answer', onText } : undefined,
       ),
     condenseQuestion: (question, turns, report) => complete('standalone_question', 'FAST_MODEL', buildCondensePrompt(question, turns), report),
+    // The reply is said to a person, so the answer model writes it (issue 44 §5).
+    replyWithoutRetrieval: (question, intent, turns, report) => complete('intent_reply', 'ANSWER_MODEL', buildIntentReplyPrompt(question, intent, turns), report),
     plans,
     probe,
   };

@@ -12,6 +12,7 @@ export function withRuleSteps(model: ChatModels, rules: ChatModels, steps: Model
   const byRules = ruleSteps(steps);
   const pick = <K extends keyof ChatModels>(step: keyof ModelSteps, key: K): ChatModels[K] => (steps[step] === 'rules' ? rules[key] : model[key]);
   const condense = pick('condense', 'condenseQuestion');
+  const reply = pick('intent', 'replyWithoutRetrieval');
   return {
     describe: `${model.describe} rules=${byRules.join(',')} by ${rules.describe}`,
     answerModel: model.answerModel,
@@ -20,6 +21,7 @@ export function withRuleSteps(model: ChatModels, rules: ChatModels, steps: Model
     planRewrite: pick('rewrite', 'planRewrite').bind(steps.rewrite === 'rules' ? rules : model),
     writeAnswer: model.writeAnswer.bind(model),
     ...(condense ? { condenseQuestion: condense.bind(steps.condense === 'rules' ? rules : model) } : {}),
+    ...(reply ? { replyWithoutRetrieval: reply.bind(steps.intent === 'rules' ? rules : model) } : {}),
     ...(model.plans ? { plans: model.plans.bind(model) } : {}),
     ...(model.probe ? { probe: model.probe.bind(model) } : {}),
   };

@@ -1,6 +1,7 @@
 import { pythonStr } from '../python-text';
 import type { VerificationStatus } from '../schemas/answer';
 import type { RetrievalStatus, Route, RewriteMethod } from '../schemas/graph-values';
+import type { Intent } from '../schemas/intent';
 import type { RetrievalMeta } from '../trace/raw-trace';
 import type { StepMessage, StepReading } from './rag-step';
 
@@ -30,6 +31,20 @@ export const followUpCondensed = (standalone: string, turns: number) =>
     '结合对话历史理解追问',
     `独立问题: ${firstChars(standalone, 80)}（参考前 ${turns} 轮）`,
     read('Follow-up read with the conversation', `standalone question: ${firstChars(standalone, 80)} (from the last ${plural(turns, 'turn')})`),
+  );
+const INTENT_NAMES: Record<Intent, { zh: string; en: string }> = {
+  greeting: { zh: '问候', en: 'A greeting' },
+  thanks: { zh: '感谢', en: 'Thanks' },
+  conversation_meta: { zh: '关于对话本身的问题', en: 'A question about the conversation' },
+  knowledge_query: { zh: '知识库问题', en: 'A knowledge question' },
+};
+/** A question that needs no retrieval, answered at once (issue 44 §5; not a step of the spec's graph). */
+export const answeredWithoutRetrieval = (intent: Intent, decidedBy: 'rules' | 'model') =>
+  step(
+    '💬',
+    `识别为${INTENT_NAMES[intent].zh} → 不检索知识库，直接回复`,
+    `意图: ${intent}（${decidedBy === 'model' ? '模型' : '规则'}判断）`,
+    read(`${INTENT_NAMES[intent].en} → answered without retrieval`, `intent: ${intent} (decided by the ${decidedBy})`),
   );
 export const classifyStarted = () => step('🧭', '正在分析问题复杂度...', '', read('Analysing the question...'));
 export const fastPathSimple = () => step('⚡', '快速判断为简单问题 → 走标准 RAG 流程', '', read('A simple question at a glance → standard RAG'));

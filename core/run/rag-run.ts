@@ -6,6 +6,7 @@ import { textLanguage } from '../text/language';
 import { ProgressLog, type RagStep, type StepGroup, type StepMessage } from '../progress/rag-step';
 import type { AnswerNullReason, RagAnswer } from '../schemas/answer';
 import type { AnswerConversation, ConversationRecord } from '../schemas/conversation';
+import type { IntentDecision } from '../schemas/intent';
 import type { RetrievalStatus, Route } from '../schemas/graph-values';
 import type { HitlResumeState } from '../schemas/hitl-resume-state';
 import type { Chunk } from '../schemas/retrieved-chunk';
@@ -56,6 +57,8 @@ export class RagRun {
   conversation: ConversationRecord | null = null;
   /** What the answer writer sees of the conversation; null on a first turn. */
   answerConversation: AnswerConversation | null = null;
+  /** The question's intent (issue 44 §5), decided with the session's turns; null on runs that do not decide it. */
+  intent: IntentDecision | null = null;
   /** The document a person chose when the run asked which (issue 32 §2): it limits the targeted retrieval and the grade. */
   scope: { title: string; docIds: string[] } | null = null;
   /** The documents the last scope_select grade offered (its route drops the evidence); [] after any other grade. */

@@ -31,6 +31,22 @@ const QF2_STANDALONE = '丹瑾的战斗定位呢？';
 
 export const REPLAY_SCENARIOS: ReplayScenario[] = [
   {
+    // Issue 44 §5 (INTENT_PATCH): a greeting is answered without retrieval — no activity of the graph is scheduled.
+    name: 'greeting',
+    script: { retrieve: retrievalTable({}) },
+    run: (rag, sessionId) => rag.ask('你好', { sessionId }),
+  },
+  {
+    // Issue 44 §5: a question about the conversation, answered from the session's turns without retrieval.
+    name: 'conversation-meta',
+    withTurns: true,
+    script: { retrieve: retrievalTable({ [QF1]: [c1] }), planner: plannerResult('simple', '单一事实查询', []), grades: { [QF1]: [strong] } },
+    run: async (rag, sessionId) => {
+      await rag.ask(QF1, { sessionId });
+      return rag.ask('我刚才问了什么？', { sessionId });
+    },
+  },
+  {
     // Issue 25 §1: the second turn of a session, condensed by the offline rules before the graph runs on it.
     name: 'follow-up',
     withTurns: true,

@@ -16,6 +16,8 @@ import { createOfflineChatModels, offlineWriteAnswer } from '../../activities/ad
 import type { SessionTurnStore } from '../../activities/adapters/sql-session-turns';
 import type { AnswerStreamStore } from '../../activities/adapters/sql-answer-stream';
 import type { AnswerConversation, SessionTurn } from '../../core/schemas/conversation';
+import type { EarlierTurn } from '../../core/intent/rules-reply';
+import type { Intent } from '../../core/schemas/intent';
 import { createAuditStore } from '../../activities/adapters/sql-audit-store';
 import type { AuditStore, ChatModels, Retriever } from '../../activities/ports';
 import type { EvidenceGrade, RewritePlan, ComplexityResult } from '../../core/schemas/model-outputs';
@@ -102,6 +104,8 @@ export type AdapterScript = {
   modelDelayHonoursCancellation?: boolean;
   /** FAST_MODEL's condensation of a follow-up (a reply, or an Error to throw); unscripted: the offline rules. */
   condense?: (question: string, turns: SessionTurn[]) => unknown;
+  /** The model's reply to a question the intent rules found needs no retrieval (issue 44 §5); unscripted: the rules reply. */
+  intentReply?: (question: string, intent: Intent, turns: EarlierTurn[]) => unknown;
 };
 
 export type AdapterCalls = { planner: string[]; retrieval: string[]; grader: string[]; rewriter: string[] };
@@ -167,6 +171,7 @@ export function scriptedAdapters(script: AdapterScript): { models: ChatModels; r
       if (typeof text === 'string') stream(text);
       return next;
     },
+    ...(script.intentReply ? { replyWithoutRetrieval: async (question: string, intent: Intent, turns: EarlierTurn[]) => script.intentReply?.(question, intent, turns) } : {}),
     async condenseQuestion(question, turns) {
       if (!script.condense) return offline.condenseQuestion?.(question, turns);
       const reply = script.condense(question, turns);

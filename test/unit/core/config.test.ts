@@ -34,7 +34,7 @@ describe('parseConfig defaults (spec §1, DESIGN.md §6)', () => {
         temperature: undefined, // issue 24: 0, or none for models known to refuse it
         timeoutMs: 45_000, // MODEL_TIMEOUT_SECONDS
         localPort: 8766, // LLM_PORT (issue 34)
-        steps: { plan: 'model', grade: 'model', rewrite: 'model', condense: 'model' }, // MODEL_STEPS (issue 43 §2)
+        steps: { plan: 'model', grade: 'model', rewrite: 'model', condense: 'model', intent: 'model' }, // MODEL_STEPS (issue 43 §2)
       },
       database: { url: undefined, dataDir: '.data' },
       // AUDIT_INCLUDE_CONTENT: test/unit/core/audit-config.test.ts.
@@ -264,7 +264,7 @@ describe("ragtime's services (DESIGN.md §6)", () => {
       temperature: undefined,
       timeoutMs: 45_000,
       localPort: 8766,
-      steps: { plan: 'model', grade: 'model', rewrite: 'model', condense: 'model' },
+      steps: { plan: 'model', grade: 'model', rewrite: 'model', condense: 'model', intent: 'model' },
     });
     expect(parseConfig({ GRADE_MODEL: 'g', ANSWER_MODEL: ' a ' }).models.answerModel).toBe('a');
     expect(parseConfig({ OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', BASE_URL: 'x' }).models.baseUrl).toBe(

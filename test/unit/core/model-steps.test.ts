@@ -19,8 +19,8 @@ describe('MODEL_STEPS: which steps call the model', () => {
     const problems: string[] = [];
     parseModelSteps('grade=maybe,answer=rules', false, (message) => problems.push(message));
     expect(problems).toEqual([
-      'MODEL_STEPS entry "grade=maybe" is not step=model|rules with a step of plan, grade, rewrite, condense: e.g. MODEL_STEPS=grade=model,plan=rules',
-      'MODEL_STEPS entry "answer=rules" is not step=model|rules with a step of plan, grade, rewrite, condense: e.g. MODEL_STEPS=grade=model,plan=rules',
+      'MODEL_STEPS entry "grade=maybe" is not step=model|rules with a step of plan, grade, rewrite, condense, intent: e.g. MODEL_STEPS=grade=model,plan=rules',
+      'MODEL_STEPS entry "answer=rules" is not step=model|rules with a step of plan, grade, rewrite, condense, intent: e.g. MODEL_STEPS=grade=model,plan=rules',
     ]);
     expect(() => parseConfig({ MODEL_STEPS: 'plan=never' })).toThrow(/MODEL_STEPS entry "plan=never"/);
   });
@@ -39,7 +39,9 @@ describe('MODEL_STEPS: which steps call the model', () => {
     expect(ComplexityResult.parse(await composed.planComplexity('How do I POST a JSON body with curl?'))).toMatchObject({ complexity: 'simple', sub_questions: [] });
     await composed.writeAnswer({ question: 'q', context: '', evidence: [] });
     expect(calls).toEqual(['answer']);
-    expect(composed.describe).toBe(`${model.describe} rules=plan,grade,rewrite,condense by offline-policy v2`);
+    // Issue 44 §5: the rules reply to chit-chat too (the offline provider has no model reply).
+    expect(composed.replyWithoutRetrieval).toBeUndefined();
+    expect(composed.describe).toBe(`${model.describe} rules=plan,grade,rewrite,condense,intent by offline-policy v2`);
     expect(answeredBy(composed.describe, 'local-1.5b')).toMatchObject({ provider: 'openai', endpoint: '127.0.0.1:8766', grader: 'offline-policy v2', writer: 'local-1.5b' });
   });
 });
