@@ -43,7 +43,8 @@ const HELP = `usage: npx tsx bench/streaming.ts [options]
   --embed-ms, --search-ms, --jitter, --seed   the rest of the latency model (default 20, 20, 0.2, 1)
   --intervals 100,25     ragtime's followAnswer poll intervals, ms (100 is its default)
   --speculation off,answer   ragtime's levels
-  --database-url URL     the side channel (and audit) on PostgreSQL: adds a push variant per level (LISTEN/NOTIFY)
+  --database-url URL     a second worker with the side channel (and audit) on PostgreSQL: adds its push variant per
+                         level (LISTEN/NOTIFY) beside the SQLite file's (poll, and its push over a local socket)
   --peer DIR             the streaming peer (default bench/peers/langgraph-streaming)
   --write FILE           put the tables into FILE between the streaming markers (docs/PERFORMANCE.md)
   --json FILE            also write every run as JSON
@@ -52,7 +53,8 @@ env: TEMPORAL_ADDRESS (default 127.0.0.1:7233)`;
 const MARK = { begin: '<!-- streaming:begin (written by bench/streaming.ts) -->', end: '<!-- streaming:end -->' };
 const HEADING = '## Streaming answers: time to first token (issue 25 §3)';
 
-type Variant = { side: 'ragtime' | 'peer'; speculation?: SpeculationLevel; intervalMs?: number; push?: boolean };
+/** `store`: the worker whose side channel the run's listener reads: the SQLite file (the default) or PostgreSQL. */
+type Variant = { side: 'ragtime' | 'peer'; speculation?: SpeculationLevel; intervalMs?: number; push?: boolean; store?: 'sqlite' | 'postgres' };
 /**
  * One run, ms from its start; `writer*` are the model's own writes; `lag`: mean delay from a token's write to its
  * display; `deltas`: screen updates (reads that brought new text).
@@ -61,8 +63,12 @@ type Run = { firstToken: number; full: number; finalShown: number; writerFirst: 
 /** CPU ms by process: ragtime's worker, the Temporal server, this process (listener and model), PostgreSQL, the peer. */
 type CpuParts = { worker: number; server: number; bench: number; database: number; peer: number };
 
+const pushLabel = (variant: Variant) =>
+  variant.store === 'postgres' ? `PostgreSQL, push (NOTIFY; fallback poll ${PUSHED_INTERVAL_MS} ms)` : `SQLite, push (local socket; fallback poll ${PUSHED_INTERVAL_MS} ms)`;
 const label = (variant: Variant) =>
-  variant.side === 'peer' ? 'LangGraph.js peer' : `ragtime, speculation ${variant.speculation}, ${variant.push ? `push (PostgreSQL NOTIFY; fallback poll ${PUSHED_INTERVAL_MS} ms)` : `poll ${variant.intervalMs} ms`}`;
+  variant.side === 'peer'
+    ? 'LangGraph.js peer'
+    : `ragtime, speculation ${variant.speculation}, ${variant.push ? pushLabel(variant) : `${variant.store === 'postgres' ? 'PostgreSQL' : 'SQLite'}, poll ${variant.intervalMs} ms`}`;
 
 /** How many times a listener's screen changed: deltas that arrive within a millisecond of each other are one update. */
 const updates = (shown: Array<{ at: number }>): number => shown.filter((entry, index) => index === 0 || entry.at - (shown[index - 1]?.at ?? 0) > 1).length;
@@ -104,11 +110,14 @@ async function main(): Promise<void> {
   const intervals = values.intervals.split(',').map((text) => positiveInt('intervals', text.trim()));
   const levels = values.speculation.split(',').map((level) => SpeculationLevel.parse(level.trim()));
   const databaseUrl = values['database-url'];
-  // On PostgreSQL the side channel pushes: each level also runs with the push, beside the same store read by polling.
+  // The SQLite file read by polling (as its readers did before issue 47 §2) and with its push (a local socket); with
+  // --database-url, PostgreSQL's push too (a second worker, its stores there).
+  const pushed = (store: 'sqlite' | 'postgres', speculation: SpeculationLevel) => ({ side: 'ragtime' as const, speculation, intervalMs: intervals[0] as number, push: true, store });
   const variants: Variant[] = [
     ...levels.flatMap((speculation) => [
-      ...intervals.map((intervalMs) => ({ side: 'ragtime' as const, speculation, intervalMs })),
-      ...(databaseUrl ? [{ side: 'ragtime' as const, speculation, intervalMs: intervals[0] as number, push: true }] : []),
+      ...intervals.map((intervalMs) => ({ side: 'ragtime' as const, speculation, intervalMs, store: 'sqlite' as const })),
+      pushed('sqlite', speculation),
+      ...(databaseUrl ? [pushed('postgres', speculation)] : []),
     ]),
     { side: 'peer' },
   ];
@@ -121,25 +130,34 @@ async function main(): Promise<void> {
   const work = mkdtempSync(path.join(os.tmpdir(), 'ragtime-bench-streaming-'));
   const address = temporalAddress();
   const taskQueue = `bench-streaming-${process.pid}`;
-  const config: StreamingWorkerConfig = { address, taskQueue, baseUrl: model.baseUrl, apiKey: 'bench-key', sqliteFile: path.join(work, 'audit.sqlite'), ...(databaseUrl ? { databaseUrl } : {}), latency };
-  const worker = fork(require.resolve('./support/streaming-worker-process'), [JSON.stringify(config)], {
-    execArgv: [...process.execArgv, '--require', require.resolve('tsx/cjs')],
-    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-  });
-  console.log(`model at ${model.baseUrl}; starting the ragtime worker (task queue ${taskQueue}) and the peer`);
-  const workerReady = await new Promise<StreamingWorkerReply>((resolve) => worker.once('message', resolve));
-  if (workerReady.type !== 'ready') throw new Error(`the ragtime worker failed: ${workerReady.message}`);
+  const config: StreamingWorkerConfig = { address, taskQueue, baseUrl: model.baseUrl, apiKey: 'bench-key', sqliteFile: path.join(work, 'audit.sqlite'), latency };
+  const startWorker = async (workerConfig: StreamingWorkerConfig) => {
+    const child = fork(require.resolve('./support/streaming-worker-process'), [JSON.stringify(workerConfig)], {
+      execArgv: [...process.execArgv, '--require', require.resolve('tsx/cjs')],
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
+    const reply = await new Promise<StreamingWorkerReply>((resolve) => child.once('message', resolve));
+    if (reply.type !== 'ready') throw new Error(`the ragtime worker failed: ${reply.message}`);
+    return { child, pid: reply.pid };
+  };
+  console.log(`model at ${model.baseUrl}; starting the ragtime worker${databaseUrl ? 's' : ''} (task queue ${taskQueue}) and the peer`);
+  const workers = [await startWorker(config)];
+  const pgConfig: StreamingWorkerConfig | null = databaseUrl ? { ...config, taskQueue: `${taskQueue}-pg`, databaseUrl } : null;
+  if (pgConfig) workers.push(await startWorker(pgConfig));
   const peerFlags = ['--base-url', model.baseUrl, '--llm-ms', String(latency.llmMs), '--embed-ms', String(latency.embedMs), '--search-ms', String(latency.searchMs), '--jitter', String(latency.jitter)];
   const peer = await startStreamingPeer(preparePeer(values.peer), peerFlags);
   const rag = await RagClient.connect({ address, taskQueue, connection: temporalSecurity() });
-  const reader = createAnswerStreamStore({ sqliteFile: config.sqliteFile, databaseUrl });
-  // The same store without its push: the poll variants read it as SQLite's readers do.
+  const pgRag = pgConfig ? await RagClient.connect({ address, taskQueue: pgConfig.taskQueue, connection: temporalSecurity() }) : null;
+  const reader = createAnswerStreamStore({ sqliteFile: config.sqliteFile });
+  const pgReader = databaseUrl ? createAnswerStreamStore({ sqliteFile: ':memory:', databaseUrl }) : null;
+  // The same store without its push: the poll variants read it as SQLite's readers did before issue 47 §2.
   const pollingReader: AnswerStreamReader = { eventsOf: (...args) => reader.eventsOf(...args) };
+  const readerOf = (variant: Variant): AnswerStreamReader => (!variant.push ? pollingReader : variant.store === 'postgres' && pgReader ? pgReader : reader);
   const serverPid = listeningPid(address);
   // PostgreSQL's processes (the side channel, audit and turn stores with --database-url) count as ragtime's.
   const databasePid = databaseUrl ? listeningPid(`x:${new URL(databaseUrl).port || '5432'}`) : null;
   const cpuParts = (): CpuParts => ({
-    worker: processCpuMs(workerReady.pid) ?? 0,
+    worker: workers.reduce((sum, worker) => sum + (processCpuMs(worker.pid) ?? 0), 0),
     server: processCpuMs(serverPid) ?? 0,
     bench: ownCpuMs(),
     database: processTreeCpuMs(databasePid) ?? 0,
@@ -165,14 +183,15 @@ async function main(): Promise<void> {
     let settled = Number.NaN;
     const cpu = cpuParts();
     const t0 = epochMs();
-    const pending = rag.ask(SIMPLE_QUESTION, { sessionId: `bench-stream-${id}`, workflowId, speculation: variant.speculation }).then((outcome) => ((settled = epochMs()), outcome));
+    const client = variant.store === 'postgres' && pgRag ? pgRag : rag;
+    const pending = client.ask(SIMPLE_QUESTION, { sessionId: `bench-stream-${id}`, workflowId, speculation: variant.speculation }).then((outcome) => ((settled = epochMs()), outcome));
     const onMessage = (message: AnswerStreamMessage) => {
       const at = epochMs();
       if (message.type === 'delta') shown.push({ at, chars: (chars += message.text.length) });
       if (message.type === 'discard') chars = 0;
       if (message.type === 'final') final = { at, replaced: message.replaced, text: message.text };
     };
-    const outcome = await followAnswer(pending, rag, workflowId, variant.push ? reader : pollingReader, onMessage, { intervalMs: variant.intervalMs });
+    const outcome = await followAnswer(pending, client, workflowId, readerOf(variant), onMessage, { intervalMs: variant.intervalMs });
     if (outcome.status !== 'completed' || outcome.route !== 'answer' || final === null) throw new Error(`ragtime run ${id} ended ${outcome.status}/${outcome.route} without a final answer`);
     const last = final as { at: number; replaced: boolean; text: string };
     const writer = writerOf(t0, 'answer_draft');
@@ -221,7 +240,7 @@ async function main(): Promise<void> {
     peerRun.cpuMs = sumOf(peerRun.cpu);
   };
   const startedAt = Date.now();
-  console.log(`ragtime worker pid ${workerReady.pid}, peer pid ${peer.pid}; ${variants.length} variants × (${warmup} + ${runs}) rounds`);
+  console.log(`ragtime worker pid ${workers.map((worker) => worker.pid).join(', ')}, peer pid ${peer.pid}; ${variants.length} variants × (${warmup} + ${runs}) rounds`);
   try {
     for (let round = 0; round < warmup + runs; round += 1) {
       for (let k = 0; k < variants.length; k += 1) {
@@ -236,10 +255,14 @@ async function main(): Promise<void> {
     }
   } finally {
     await peer.stop();
-    worker.send({ type: 'stop' });
-    await new Promise((resolve) => worker.once('exit', resolve));
+    for (const worker of workers) {
+      worker.child.send({ type: 'stop' });
+      await new Promise((resolve) => worker.child.once('exit', resolve));
+    }
     await reader.close();
+    await pgReader?.close();
     await rag.close();
+    await pgRag?.close();
     await model.close();
     rmSync(work, { recursive: true, force: true });
   }

@@ -3,6 +3,7 @@ import { StreamEvent } from '../../core/schemas/answer-stream';
 import { lazyMigratedStore, openSqlDatabase, type SqlBackend, type SqlLocation } from './sql/database';
 import { migrateAnswerStream, type AnswerStreamDatabase, type AnswerStreamTable } from './sql/answer-stream-schema';
 import { ANSWER_STREAM_CHANNEL, createPgNotifications, notificationPayload, type AppendListener } from './sql/pg-notifications';
+import { createLocalNotifications, localPushPath } from './sql/local-notifications';
 
 /*
  * The side channel of streaming answers (issue 25 §2): what the answer writer generates, as it generates it, in the
@@ -17,8 +18,9 @@ export type AnswerStreamStore = {
   eventsOf(workflowId: string, generation: string, after: { attempt: number; seq: number }): Promise<StreamEvent[]>;
   /**
    * Calls `listener` (with the generation written, and the events appended when the notification could carry them)
-   * whenever events of the run are appended by any process (issue 36 §3): PostgreSQL's NOTIFY. Absent on SQLite,
-   * whose readers poll. Returns the unsubscribe.
+   * whenever events of the run are appended by any process (issue 36 §3): PostgreSQL's NOTIFY; on a SQLite file, the
+   * processes sharing it push over a Unix socket beside it (issue 47 §2, sql/local-notifications.ts). Absent on an
+   * in-memory database, whose readers poll. Returns the unsubscribe.
    */
   onAppend?(workflowId: string, listener: PushListener): () => void;
   /** Erases every event of these runs (issue 35 §2); returns how many went. */
@@ -52,6 +54,9 @@ export function createAnswerStreamStore(location: SqlLocation): SqlAnswerStreamS
   const { db, backend, where } = openSqlDatabase<AnswerStreamDatabase>(location);
   const { migrate, ready } = lazyMigratedStore(STORE, where, () => migrateAnswerStream(db));
   const notifications = backend === 'postgres' && location.databaseUrl ? createPgNotifications(location.databaseUrl) : null;
+  const socketPath = backend === 'sqlite' ? localPushPath(location.sqliteFile) : null;
+  const local = socketPath === null ? null : createLocalNotifications(socketPath);
+  const push = notifications ?? local;
   return {
     backend,
     migrate,
@@ -62,6 +67,8 @@ export function createAnswerStreamStore(location: SqlLocation): SqlAnswerStreamS
         const insert = db.insertInto('answer_stream_event').values(rows).onConflict((oc) => oc.doNothing());
         if (!notifications) {
           await insert.execute();
+          // Committed: the processes sharing the file are told (a woken listener finds the rows there).
+          for (const generation of new Set(events.map((event) => event.generation))) local?.publish(workflowId, generation, events.filter((event) => event.generation === generation));
           return;
         }
         // One statement, one round trip (issue 36 §2): the rows and a notification per generation written. PostgreSQL
@@ -77,7 +84,7 @@ export function createAnswerStreamStore(location: SqlLocation): SqlAnswerStreamS
           )
           .execute();
       }),
-    ...(notifications ? { onAppend: (workflowId: string, listener: PushListener) => notifications.subscribe(workflowId, pushedEvents(listener)) } : {}),
+    ...(push ? { onAppend: (workflowId: string, listener: PushListener) => push.subscribe(workflowId, pushedEvents(listener)) } : {}),
     eventsOf: (workflowId, generation, after) =>
       ready('eventsOf', async () => {
         const rows = await db
@@ -114,7 +121,7 @@ export function createAnswerStreamStore(location: SqlLocation): SqlAnswerStreamS
         return deleted;
       }),
     close: async () => {
-      await notifications?.close();
+      await push?.close();
       await db.destroy();
     },
   };

@@ -8,7 +8,7 @@ import { assertReachable, services } from '../support/services';
 /*
  * The side channel pushes on PostgreSQL (issue 36 §3): the writer's append NOTIFYs, a reader in another connection
  * (another process in production) is woken within milliseconds, and followAnswer shows text without waiting for its
- * poll. SQLite has no push: its readers poll, as before.
+ * poll. A SQLite file pushes over a local socket instead (answer-stream-local-push.test.ts); an in-memory one has none.
  */
 
 const delta = (generation: string, seq: number, text: string) => ({ generation, attempt: 1, seq, kind: 'delta' as const, text });
@@ -110,7 +110,7 @@ describe('answer stream push (PostgreSQL LISTEN/NOTIFY)', () => {
     expect(queries).toBe(1);
   });
 
-  test('SQLite has no push: its readers poll', () => {
+  test('an in-memory SQLite database has no push: its readers poll', () => {
     const sqlite = createAnswerStreamStore({ sqliteFile: ':memory:' });
     expect(sqlite.onAppend).toBeUndefined();
     return sqlite.close();
