@@ -67,14 +67,31 @@ const host: CliHost = {
     const audit = (require('../activities/adapters/sql-audit-store') as typeof AuditStore).createAuditStore({ ...location, includeContent: config.audit.includeContent });
     const turns = (require('../activities/adapters/sql-session-turns') as typeof SessionTurns).createSessionTurnStore(location);
     const answerStream = (require('../activities/adapters/sql-answer-stream') as typeof AnswerStream).createAnswerStreamStore(location);
-    const owners = (require('../activities/adapters/sql-session-owners') as typeof SessionOwners).createSessionOwnerStore(location);
     return {
       audit,
       turns,
       answerStream,
-      sessionsOf: async (tenant) => [...new Set([...(await owners.sessionsOf(tenant)), ...(await turns.sessionsOf(tenant))])].sort(),
       close: async () => {
-        await Promise.allSettled([audit.close(), turns.close(), answerStream.close(), owners.close()]);
+        await Promise.allSettled([audit.close(), turns.close(), answerStream.close()]);
+      },
+    };
+  },
+  openTenantStores(config) {
+    const location = { databaseUrl: config.database.url, sqliteFile: auditSqliteFileOf(config) };
+    const audit = (require('../activities/adapters/sql-audit-store') as typeof AuditStore).createAuditStore({ ...location, includeContent: config.audit.includeContent });
+    const turns = (require('../activities/adapters/sql-session-turns') as typeof SessionTurns).createSessionTurnStore(location);
+    const answerStream = (require('../activities/adapters/sql-answer-stream') as typeof AnswerStream).createAnswerStreamStore(location);
+    const owners = (require('../activities/adapters/sql-session-owners') as typeof SessionOwners).createSessionOwnerStore(location);
+    const knowledge = host.openKnowledge(config);
+    return {
+      audit,
+      turns,
+      answerStream,
+      owners,
+      knowledge,
+      readmit: (tenant) => owners.readmit(tenant),
+      close: async () => {
+        await Promise.allSettled([audit.close(), turns.close(), answerStream.close(), owners.close(), knowledge.close()]);
       },
     };
   },

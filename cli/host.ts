@@ -1,4 +1,5 @@
 import type { SessionEraserDeps } from '../client/erase-session';
+import type { TenantEraserDeps } from '../client/erase-tenant';
 import type { AnswerStreamReader } from '../client/follow-answer';
 import type { RagClient } from '../client/rag-client';
 import type { CodecKeyring } from '../core/codec-keys';
@@ -67,9 +68,16 @@ export type RunningService = { url: string; banner: string; close(): Promise<voi
  * `ask` does not pay for the SDKs of every store.
  */
 /** The SQL stores that keep a session (the audit database: audit.sqlite in the data dir, or DATABASE_URL). */
-export type SessionStores = Omit<SessionEraserDeps, 'temporal' | 'closeTimeoutMs'> & {
-  /** The sessions of a tenant: those it owns (API) and those it has turns in. */
-  sessionsOf(tenant: string): Promise<string[]>;
+export type SessionStores = Omit<SessionEraserDeps, 'temporal' | 'closeTimeoutMs'> & { close(): Promise<void> };
+
+/**
+ * The stores `ragtime tenant purge` erases (issue 45 §2): the audit database's (audit.sqlite or DATABASE_URL) and the
+ * knowledge bases (Milvus and the parent store), in this process. The tenant's knowledge bases and tokens come from
+ * the configuration, in cli/.
+ */
+export type TenantStores = Omit<TenantEraserDeps, 'temporal' | 'closeTimeoutMs' | 'deleteTimeoutMs' | 'knowledgeBasesOf' | 'tokensOf'> & {
+  /** `ragtime tenant readmit`: its tokens are accepted again; false when it was not purged. */
+  readmit(tenant: string): Promise<boolean>;
   close(): Promise<void>;
 };
 
@@ -91,8 +99,10 @@ export type CliHost = {
   openSessionTurns(config: RagConfig): SessionTurnReader;
   /** `ragtime ask` and `chat` on a terminal: the side channel streaming answers are written to (issue 25 §2), read only. */
   openAnswerStream(config: RagConfig): AnswerStreamReader & { close(): Promise<void> };
-  /** `ragtime sessions rm` and `tenant purge` (issue 35 §2): the stores that keep a session, in this process. */
+  /** `ragtime sessions rm` (issue 35 §2): the stores that keep a session, in this process. */
   openSessionStores(config: RagConfig): SessionStores;
+  /** `ragtime tenant purge` and `readmit` (issue 45 §2): every store that keeps something of a tenant, in this process. */
+  openTenantStores(config: RagConfig): TenantStores;
   /** `ragtime ask` and `chat` with RAGTIME_TENANT (issue 45 §3): the session owners the API checks, in this process. */
   openSessionOwners(config: RagConfig): SessionOwners;
   /** `ragtime serve`: the HTTP API, listening when it resolves. */

@@ -68,7 +68,7 @@ export async function serveApi(config: RagConfig, rag: RagClient, options: Serve
   try {
     // Migrate now, so an unreachable database is reported at start (naming the store), not at the first request.
     await Promise.all([auditStore.migrate(), owners.migrate(), sessionTurns.migrate(), answerStream.migrate()]);
-    const tenants = createTenantDirectory({ tokens: config.api.tokens, operatorTokens: config.api.operatorTokens, owners, defaultKb: config.milvus.collection });
+    const tenants = createTenantDirectory({ tokens: config.api.tokens, operatorTokens: config.api.operatorTokens, owners, purged: owners, defaultKb: config.milvus.collection });
     const codecTokens = createTokenVerifier(config.codecServer.tokens.map((sha256) => ({ tenant: 'codec', sha256 })));
     const codecHandler =
       config.codec === null
@@ -76,7 +76,11 @@ export async function serveApi(config: RagConfig, rag: RagClient, options: Serve
         : createCodecHandler(new AesGcmCodec(config.codec), {
             allowedOrigins: config.codecServer.allowedOrigins,
             // API tokens and the codec's own (RAGTIME_CODEC_TOKENS, e.g. the UI token of `make demo`) both decrypt.
-            authorize: (token) => tenants.tenantOf(token) !== null || codecTokens(token) !== null,
+            // A purged tenant's tokens decrypt nothing (issue 45 §2).
+            authorize: async (token) => {
+              const tenant = tenants.tenantOf(token);
+              return (tenant !== null && !(await tenants.isPurged(tenant))) || codecTokens(token) !== null;
+            },
           });
     const eraser = createSessionEraser({ temporal: rag.temporal, audit: auditStore, turns: sessionTurns, answerStream });
     const app = createHttpServer({

@@ -33,7 +33,12 @@ export type AnswerStreamStore = {
   close(): Promise<void>;
 };
 
-export type SqlAnswerStreamStore = AnswerStreamStore & { readonly backend: SqlBackend; migrate(): Promise<string[]> };
+export type SqlAnswerStreamStore = AnswerStreamStore & {
+  readonly backend: SqlBackend;
+  migrate(): Promise<string[]>;
+  /** How many events these runs have (`ragtime tenant purge --dry-run`, issue 45 §2). */
+  countRuns(workflowIds: readonly string[]): Promise<number>;
+};
 
 const STORE = 'answer stream store';
 
@@ -103,6 +108,15 @@ export function createAnswerStreamStore(location: SqlLocation): SqlAnswerStreamS
         if (workflowIds.length === 0) return 0;
         const result = await db.deleteFrom('answer_stream_event').where('workflow_id', 'in', [...workflowIds]).executeTakeFirst();
         return Number(result.numDeletedRows);
+      }),
+    countRuns: (workflowIds) =>
+      ready('countRuns', async () => {
+        let count = 0;
+        for (let i = 0; i < workflowIds.length; i += 500) {
+          const row = await db.selectFrom('answer_stream_event').select((eb) => eb.fn.countAll().as('n')).where('workflow_id', 'in', workflowIds.slice(i, i + 500)).executeTakeFirstOrThrow();
+          count += Number(row.n);
+        }
+        return count;
       }),
     pruneQuietSince: (quietSince) =>
       ready('pruneQuietSince', async () => {

@@ -40,6 +40,8 @@ export type SqlAuditStore = AuditStore & {
   recordMcpToolCall(record: McpToolCallRecord): Promise<boolean>;
   /** Erases the session's rows, its runs' and its agents' tool calls alike (issue 35 §2); returns the counts and runs. */
   eraseSession(sessionId: string): Promise<{ invocations: number; events: number; workflowIds: string[] }>;
+  /** `ragtime tenant purge --dry-run` (issue 45 §2): how many rows these sessions have. */
+  countSessions(sessionIds: readonly string[]): Promise<{ invocations: number; events: number }>;
   /** Retention (issue 35 §1): deletes the rows created before `cutoff` (ISO time); returns how many went. */
   pruneBefore(cutoff: string): Promise<{ invocations: number; events: number }>;
 };
@@ -297,6 +299,20 @@ export function createAuditStore(options: AuditStoreOptions): SqlAuditStore {
           return { invocations: invocations.length, events: events.length, workflowIds };
         }),
       ),
+
+    countSessions: (sessionIds) =>
+      ready('countSessions', async () => {
+        let invocations = 0;
+        let events = 0;
+        // A bounded IN list per statement (SQLite's and PostgreSQL's parameter limits).
+        for (const ids of batches(sessionIds, 500)) {
+          const rows = await db.selectFrom('tool_invocation').select((eb) => eb.fn.countAll().as('n')).where('session_id', 'in', ids).executeTakeFirstOrThrow();
+          const eventRows = await db.selectFrom('diagnosis_event').select((eb) => eb.fn.countAll().as('n')).where('session_id', 'in', ids).executeTakeFirstOrThrow();
+          invocations += Number(rows.n);
+          events += Number(eventRows.n);
+        }
+        return { invocations, events };
+      }),
 
     pruneBefore: (cutoff) =>
       ready('pruneBefore', async () => {

@@ -23,7 +23,25 @@ export type SessionOwnerStore = {
   close(): Promise<void>;
 };
 
-export type SqlSessionOwnerStore = SessionOwnerStore & {
+/**
+ * Tenants erased by `ragtime tenant purge` (issue 45 §2), whose tokens the HTTP API refuses: the tokens are in the
+ * configuration (RAGTIME_API_TOKENS), which the purge cannot change, and every server reads this database.
+ */
+export type PurgedTenants = {
+  isPurged(tenant: string): Promise<boolean>;
+};
+
+/** What `ragtime tenant purge` and `readmit` change here. */
+export type TenantPurgeRecords = PurgedTenants & {
+  /** Names the tenant purged (idempotent): from then on its tokens are refused. */
+  markPurged(tenant: string): Promise<void>;
+  /** Takes the mark away (`ragtime tenant readmit`); false when there was none. */
+  readmit(tenant: string): Promise<boolean>;
+  /** Deletes the tenant's owner rows; resolves to how many went. */
+  eraseOwners(tenant: string): Promise<number>;
+};
+
+export type SqlSessionOwnerStore = SessionOwnerStore & TenantPurgeRecords & {
   readonly backend: SqlBackend;
   /** Runs the migrations (also run lazily by the first operation); resolves to the names applied now. */
   migrate(): Promise<string[]>;
@@ -57,6 +75,16 @@ export function createSessionOwnerStore(location: SqlLocation): SqlSessionOwnerS
     ownerOf: (sessionId) => ready('ownerOf', () => ownerOf(sessionId)),
     sessionsOf: (tenant) =>
       ready('sessionsOf', async () => (await db.selectFrom('session_owner').select('session_id').where('tenant', '=', tenant).orderBy('session_id').execute()).map((row) => row.session_id)),
+    isPurged: (tenant) =>
+      ready('isPurged', async () => (await db.selectFrom('purged_tenant').select('tenant').where('tenant', '=', tenant).executeTakeFirst()) !== undefined),
+    markPurged: (tenant) =>
+      ready('markPurged', async () => {
+        await db.insertInto('purged_tenant').values({ tenant }).onConflict((conflict) => conflict.column('tenant').doNothing()).execute();
+      }),
+    readmit: (tenant) =>
+      ready('readmit', async () => Number((await db.deleteFrom('purged_tenant').where('tenant', '=', tenant).executeTakeFirst()).numDeletedRows) > 0),
+    eraseOwners: (tenant) =>
+      ready('eraseOwners', async () => Number((await db.deleteFrom('session_owner').where('tenant', '=', tenant).executeTakeFirst()).numDeletedRows)),
     close: () => db.destroy(),
   };
 }

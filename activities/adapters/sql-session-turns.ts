@@ -37,6 +37,8 @@ export type SqlSessionTurnStore = SessionTurnStore & {
   readonly backend: SqlBackend;
   /** Runs the migrations (also run lazily by the first operation); resolves to the names applied now. */
   migrate(): Promise<string[]>;
+  /** How many turns the tenant has, in every session (`ragtime tenant purge --dry-run`, issue 45 §2). */
+  countOf(tenant: string): Promise<number>;
 };
 
 const STORE = 'session turn store';
@@ -152,6 +154,8 @@ export function createSessionTurnStore(location: SqlLocation): SqlSessionTurnSto
       }),
     sessionsOf: (tenant) =>
       ready('sessionsOf', async () => (await db.selectFrom('session_turn').select('session_id').distinct().where('tenant', '=', tenant).execute()).map((row) => row.session_id)),
+    countOf: (tenant) =>
+      ready('countOf', async () => Number((await db.selectFrom('session_turn').select((eb) => eb.fn.countAll().as('n')).where('tenant', '=', tenant).executeTakeFirstOrThrow()).n)),
     pruneBefore: (cutoff) =>
       ready('pruneBefore', async () => Number((await db.deleteFrom('session_turn').where('created_at', '<', cutoff).executeTakeFirst()).numDeletedRows)),
     close: () => db.destroy(),

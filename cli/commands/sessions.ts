@@ -1,34 +1,27 @@
-import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { createSessionEraser, type SessionErasure } from '../../client/erase-session';
-import { RagError, describeZodError } from '../../core/errors';
-import { TenantName } from '../../core/schemas/api-tokens';
+import { RagError } from '../../core/errors';
 import type { CliContext } from '../context';
 
-/** One erasure, store by store (issue 35 §2). */
-export function renderErasure(erasure: SessionErasure): string {
+/** The lines of what an erasure removed from Temporal and the session stores (a session's, or a tenant's sessions'). */
+export function erasureLines(erasure: Omit<SessionErasure, 'sessionId'>): string[] {
   const cancelled = erasure.cancelledRuns.length === 0 ? 'none' : `${erasure.cancelledRuns.length} (${erasure.cancelledRuns.join(', ')})`;
   return [
-    `erased session ${JSON.stringify(erasure.sessionId)}:`,
     `  open runs cancelled first:         ${cancelled}`,
     `  Temporal runs deleted:             ${erasure.temporalRuns} (history and visibility, sub-questions included)`,
     ...(erasure.temporalPending.length > 0 ? [`  Temporal runs still being deleted: ${erasure.temporalPending.join(', ')} (accepted; run this again to check)`] : []),
     `  session turns:                     ${erasure.sessionTurns}`,
     `  audit rows:                        ${erasure.auditInvocations} tool invocations, ${erasure.auditEvents} events`,
     `  answer-stream events:              ${erasure.answerStreamEvents}`,
-  ].join('\n');
+  ];
 }
 
-async function confirmed(question: string): Promise<boolean> {
-  const prompt = createInterface({ input: process.stdin, output: process.stderr });
-  try {
-    return /^y(es)?$/i.test((await prompt.question(`${question} [y/N] `)).trim());
-  } finally {
-    prompt.close();
-  }
+/** One erasure, store by store (issue 35 §2). */
+export function renderErasure(erasure: SessionErasure): string {
+  return [`erased session ${JSON.stringify(erasure.sessionId)}:`, ...erasureLines(erasure)].join('\n');
 }
 
-/** `ragtime sessions rm` and `ragtime tenant purge`: erasure from every store that keeps a session (docs/OPERATIONS.md). */
+/** `ragtime sessions rm`: erasure from every store that keeps a session (docs/OPERATIONS.md; `tenant purge` is tenant.ts). */
 export function registerSessionCommands(program: Command, context: CliContext): void {
   const withEraser = async <T>(work: (eraser: ReturnType<typeof createSessionEraser>, stores: ReturnType<CliContext['host']['openSessionStores']>) => Promise<T>): Promise<T> => {
     const rag = await context.client();
@@ -51,32 +44,5 @@ export function registerSessionCommands(program: Command, context: CliContext): 
       if (sessionId.trim() === '') throw new RagError('INVALID_INPUT', 'the session id is empty');
       const erasure = await withEraser((eraser) => eraser.erase(sessionId, null));
       console.log(flags.json ? JSON.stringify(erasure, null, 2) : renderErasure(erasure));
-    });
-
-  program
-    .command('tenant')
-    .description('tenants of the HTTP API')
-    .command('purge')
-    .description("erase every session of a tenant from every store, as `sessions rm` does; asks first")
-    .argument('<tenant>')
-    .option('--yes', 'do not ask (for scripts)')
-    .option('--json', 'print what was erased as JSON')
-    .action(async (tenant: string, flags: { yes?: boolean; json?: boolean }) => {
-      const name = TenantName.safeParse(tenant);
-      if (!name.success) throw new RagError('INVALID_INPUT', describeZodError('invalid tenant', name.error));
-      await withEraser(async (eraser, stores) => {
-        const sessions = await stores.sessionsOf(name.data);
-        if (sessions.length > 0 && !flags.yes) {
-          if (!process.stdin.isTTY) throw new RagError('INVALID_INPUT', `tenant ${JSON.stringify(name.data)} has ${sessions.length} sessions; nothing was erased: pass --yes to erase them without a prompt`);
-          if (!(await confirmed(`erase ${sessions.length} sessions of tenant ${JSON.stringify(name.data)} from every store?`))) {
-            console.error('nothing was erased');
-            return;
-          }
-        }
-        const erasures: SessionErasure[] = [];
-        for (const sessionId of sessions) erasures.push(await eraser.erase(sessionId, name.data));
-        if (flags.json) console.log(JSON.stringify({ tenant: name.data, sessions: erasures }, null, 2));
-        else console.log([`tenant ${JSON.stringify(name.data)}: ${sessions.length} session${sessions.length === 1 ? '' : 's'} erased`, ...erasures.map(renderErasure)].join('\n'));
-      });
     });
 }

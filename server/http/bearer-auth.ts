@@ -21,6 +21,9 @@ declare module 'fastify' {
 
 const REALM = 'Bearer realm="ragtime"';
 
+const invalidToken = () =>
+  new ApiFailure(401, 'UNAUTHORIZED', 'the bearer token is not valid; ask the operator for one', { 'WWW-Authenticate': `${REALM}, error="invalid_token"` });
+
 /**
  * Every route needs `Authorization: Bearer <token>` unless it is marked `config: { public: true }`. A missing or
  * unknown token gets 401 with `WWW-Authenticate` (RFC 6750); the hook runs before the body is parsed, so an
@@ -32,15 +35,19 @@ export function installBearerAuth(app: FastifyInstance, tenants: TenantDirectory
     // A CORS preflight carries no token by design; it is answered by @fastify/cors and returns no data.
     if (request.routeOptions.config.public === true || request.method === 'OPTIONS') return;
     if (request.routeOptions.config.operator === true) return authenticateOperator(request.headers.authorization, tenants, `${request.method} ${request.url.split('?')[0] ?? ''}`);
-    request.tenant = authenticate(request.headers.authorization, tenants);
+    const tenant = authenticate(request.headers.authorization, tenants);
+    // A purged tenant's token (issue 45 §2) reads as any unknown one: nothing says the tenant existed.
+    if (await tenants.isPurged(tenant)) throw invalidToken();
+    request.tenant = tenant;
   });
 }
 
 /** Passes the operator's tokens; a tenant's token gets the 404 of a path that does not exist, others the 401. */
-function authenticateOperator(authorization: string | undefined, tenants: TenantDirectory, route: string): void {
+async function authenticateOperator(authorization: string | undefined, tenants: TenantDirectory, route: string): Promise<void> {
   const token = bearerToken(authorization);
   if (token !== null && tenants.isOperator(token)) return;
-  if (token !== null && tenants.tenantOf(token) !== null) throw new ApiFailure(404, 'NOT_FOUND', `no route ${shortPath(route)}`);
+  const tenant = token === null ? null : tenants.tenantOf(token);
+  if (tenant !== null && !(await tenants.isPurged(tenant))) throw new ApiFailure(404, 'NOT_FOUND', `no route ${shortPath(route)}`);
   throw new ApiFailure(401, 'UNAUTHORIZED', token === null ? 'missing bearer token; send Authorization: Bearer <token>' : 'the bearer token is not valid; ask the operator for one', {
     'WWW-Authenticate': token === null ? REALM : `${REALM}, error="invalid_token"`,
   });
@@ -58,10 +65,6 @@ export function authenticate(authorization: string | undefined, tenants: TenantD
       'WWW-Authenticate': `${REALM}, error="invalid_token"`,
     });
   }
-  if (tenant === null) {
-    throw new ApiFailure(401, 'UNAUTHORIZED', 'the bearer token is not valid; ask the operator for one', {
-      'WWW-Authenticate': `${REALM}, error="invalid_token"`,
-    });
-  }
+  if (tenant === null) throw invalidToken();
   return tenant;
 }

@@ -1,4 +1,4 @@
-import type { SessionOwnerStore } from '../../activities/adapters/sql-session-owners';
+import type { PurgedTenants, SessionOwnerStore } from '../../activities/adapters/sql-session-owners';
 import type { ApiToken } from '../../core/schemas/api-tokens';
 import { createTokenVerifier } from './token-auth';
 
@@ -12,6 +12,11 @@ import { createTokenVerifier } from './token-auth';
 export type TenantDirectory = {
   /** The tenant a bearer token belongs to; null for an unknown token (compared in constant time). */
   tenantOf(token: string): string | null;
+  /**
+   * True for a tenant `ragtime tenant purge` erased (issue 45 §2): its tokens are still configured, but refused. Read
+   * from the database at every call, so a purge by another process takes effect at the next request.
+   */
+  isPurged(tenant: string): Promise<boolean>;
   /** Claims a session for the tenant if it is new; true when the tenant owns it (now or before), false otherwise. */
   claimSession(sessionId: string, tenant: string): Promise<boolean>;
   /** True only when the tenant created the session: unknown sessions and other tenants' ones alike are false. */
@@ -33,12 +38,15 @@ export function createTenantDirectory({
   tokens,
   operatorTokens = [],
   owners,
+  purged,
   defaultKb,
 }: {
   tokens: readonly ApiToken[];
   /** Digests of the operator's tokens (issue 35 §3). */
   operatorTokens?: readonly string[];
   owners: SessionOwnerStore;
+  /** The purged tenants (the session owner store keeps them); none when absent. */
+  purged?: PurgedTenants;
   defaultKb: string;
 }): TenantDirectory {
   const verify = createTokenVerifier(tokens);
@@ -54,6 +62,7 @@ export function createTenantDirectory({
       return kbs.includes(defaultKb) ? defaultKb : (kbs[0] as string);
     },
     tenantOf: verify,
+    isPurged: (tenant) => purged?.isPurged(tenant) ?? Promise.resolve(false),
     isOperator: (token) => verifyOperator(token) !== null,
     claimSession: async (sessionId, tenant) => (await owners.claim(sessionId, tenant)) === tenant,
     ownsSession: async (sessionId, tenant) => (await owners.ownerOf(sessionId)) === tenant,

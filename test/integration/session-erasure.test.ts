@@ -1,10 +1,9 @@
-import Database from 'better-sqlite3';
-import { Client as PgClient } from 'pg';
 import type { FastifyInstance } from 'fastify';
 import { createSessionEraser } from '../../client/erase-session';
 import { bearer, clarifyQuestion, openHttpHarness, streamedQuestion, type HttpHarness } from '../support/http-harness';
 import { TEST_CODEC_KEY_1 } from '../support/codec-keys';
 import { services } from '../support/services';
+import { rowsHolding as rowsIn, within } from '../support/sql-rows';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
@@ -23,45 +22,7 @@ type Backend = { name: string; databaseUrl?: string };
 const BACKENDS: Backend[] = [{ name: 'SQLite' }, { name: 'PostgreSQL', databaseUrl: services.testDatabaseUrl }];
 
 /** Rows of every table of the audit database whose text holds one of `needles`, per table. */
-async function rowsHolding(backend: Backend, sqliteFile: string, needles: string[]): Promise<Record<string, number>> {
-  const found: Record<string, number> = {};
-  const note = (table: string, row: unknown) => {
-    const text = JSON.stringify(row);
-    if (needles.some((needle) => text.includes(needle))) found[table] = (found[table] ?? 0) + 1;
-  };
-  if (backend.databaseUrl) {
-    const pg = new PgClient({ connectionString: backend.databaseUrl });
-    await pg.connect();
-    try {
-      const tables = (await pg.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'")).rows.map((row) => row.table_name);
-      for (const table of tables) {
-        const patterns = needles.map((needle) => `%${needle}%`);
-        const rows = await pg.query(`SELECT * FROM "${table}" AS r WHERE r::text LIKE ANY($1)`, [patterns]);
-        for (const row of rows.rows) note(table, row);
-      }
-    } finally {
-      await pg.end();
-    }
-    return found;
-  }
-  const db = new Database(sqliteFile, { readonly: true });
-  try {
-    const tables = (db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").all() as Array<{ name: string }>).map((row) => row.name);
-    for (const table of tables) for (const row of db.prepare(`SELECT * FROM "${table}"`).all()) note(table, row);
-  } finally {
-    db.close();
-  }
-  return found;
-}
-
-async function within<T>(ms: number, read: () => Promise<T>, done: (value: T) => boolean): Promise<T> {
-  const until = Date.now() + ms;
-  for (;;) {
-    const value = await read();
-    if (done(value) || Date.now() > until) return value;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-}
+const rowsHolding = (backend: Backend, sqliteFile: string, needles: string[]) => rowsIn({ databaseUrl: backend.databaseUrl, sqliteFiles: [sqliteFile] }, needles);
 
 describe.each(BACKENDS)('on $name', (backend) => {
   let harness: HttpHarness;
@@ -152,7 +113,7 @@ describe.each(BACKENDS)('on $name', (backend) => {
       const env = { ...serviceEnvironment({ collection: 'erase_cli_unused', dataDir }), DATABASE_URL: backend.databaseUrl, TEMPORAL_TASK_QUEUE: harness.taskQueue, RAGTIME_CODEC_KEYS: TEST_CODEC_KEY_1 };
       const ragtime = (...args: string[]) => spawnSync(process.execPath, [RAGTIME_BIN, ...args], { env, encoding: 'utf8', timeout: 150_000, input: '' });
       const purge = ragtime('tenant', 'purge', 'acme');
-      expect([purge.status, purge.stderr]).toEqual([2, expect.stringMatching(/tenant "acme" has \d+ sessions; nothing was erased: pass --yes/)]);
+      expect([purge.status, purge.stderr]).toEqual([2, expect.stringMatching(/tenant "acme" has \d+ sessions?, \d+ runs? and \d+ knowledge bases? of its own; nothing was erased: pass --yes/)]);
       expect((await harness.turns.turnsOf('acme', session)).length).toBe(1);
       const removed = ragtime('sessions', 'rm', session, '--json');
       expect([removed.status, removed.stderr]).toEqual([0, ""]);

@@ -148,6 +148,7 @@ export async function openHttpHarness(adapters: { models?: ChatModels; retriever
     tokens: Object.entries(TOKENS).map(([tenant, token]) => ({ tenant, sha256: hashToken(token), kbs: TENANT_KBS[tenant as Tenant] })),
     operatorTokens: [hashToken(OPERATOR_TOKEN)],
     owners,
+    purged: owners,
     defaultKb: KBS.default,
   });
   const rag = RagClient.fromClient(env.client, taskQueue);

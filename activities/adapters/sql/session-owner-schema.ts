@@ -10,7 +10,16 @@ export type SessionOwnerTable = {
   created_at: ColumnType<Date | string, never, never>;
 };
 
-export type SessionOwnerDatabase = { session_owner: SessionOwnerTable };
+/**
+ * `purged_tenant`: a tenant erased by `ragtime tenant purge` (issue 45 §2). Tokens live in the configuration, which the
+ * purge cannot change, so the HTTP API refuses every token of a tenant named here. The name is all it keeps.
+ */
+export type PurgedTenantTable = {
+  tenant: string;
+  purged_at: ColumnType<Date | string, never, never>;
+};
+
+export type SessionOwnerDatabase = { session_owner: SessionOwnerTable; purged_tenant: PurgedTenantTable };
 
 /* One set of migrations for SQLite and PostgreSQL. Add migrations, never edit one that has shipped. */
 const MIGRATIONS: Record<string, Migration> = {
@@ -22,6 +31,16 @@ const MIGRATIONS: Record<string, Migration> = {
         .addColumn('session_id', 'text', (c) => c.primaryKey())
         .addColumn('tenant', 'text', (c) => c.notNull())
         .addColumn('created_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`CURRENT_TIMESTAMP`))
+        .execute();
+    },
+  },
+  '0002_purged_tenant': {
+    async up(db: Kysely<unknown>) {
+      await db.schema
+        .createTable('purged_tenant')
+        .ifNotExists()
+        .addColumn('tenant', 'text', (c) => c.primaryKey())
+        .addColumn('purged_at', 'timestamptz', (c) => c.notNull().defaultTo(sql`CURRENT_TIMESTAMP`))
         .execute();
     },
   },
