@@ -6,6 +6,7 @@ import type { ComplexityPlan } from '../core/graph/plan-complexity';
 import type { IntentDecision } from '../core/schemas/intent';
 import type { ModelCallRecord } from '../core/schemas/model-call';
 import type { EvidenceGrade } from '../core/schemas/model-outputs';
+import type { FilterClause, MetadataFilters } from '../core/retrieval/metadata-filter';
 import type { Chunk } from '../core/schemas/retrieved-chunk';
 import type { TraceFragment } from '../core/trace/fragment';
 import type { Rewrite, RetrievalResult } from '../core/trace/writers';
@@ -45,6 +46,10 @@ export type RetrieveInput = {
   kb?: string;
   /** Only these documents: the one a person chose when the run asked which (issue 32 §2); absent: every document. */
   docIds?: string[];
+  /** The run's metadata filters (issue 44 §2), applied inside both searches; absent: none. */
+  filters?: MetadataFilters;
+  /** Clauses ANDed that the run's caller cannot widen (issue 44 §4's hook, see RetrievalScope.forced). */
+  forced?: FilterClause[];
 };
 export type GradeEvidenceInput = {
   question: string;

@@ -74,7 +74,7 @@ export function ingestActivities(deps: IngestDeps | undefined): IngestActivities
 
 async function ingestOne(
   { knowledge, loaders }: IngestDeps,
-  { file, filename, docId = file, kb, replace = false, reembed = false, reuseFrom }: IngestFileInput,
+  { file, filename, docId = file, kb, replace = false, reembed = false, reuseFrom, meta }: IngestFileInput,
   context: Context,
   heartbeat: (beat: IngestHeartbeat) => void,
 ): Promise<IngestFileData> {
@@ -111,6 +111,7 @@ async function ingestOne(
   try {
     prepared = await prepareFile(file, filename, {
       docId,
+      ...(meta === undefined ? {} : { meta }),
       loaders,
       signal: context.cancellationSignal,
       onPage: (done, total) => progress({ pages_parsed: done, pages_total: total }),
@@ -203,5 +204,6 @@ function recordOf(kb: string, prepared: PreparedFile): DocumentRecord {
     bytes,
     content_hash: prepared.fingerprint,
     ingested_at: new Date().toISOString(),
+    meta: prepared.meta,
   };
 }

@@ -5,7 +5,9 @@ import type { EarlierTurn } from '../core/intent/rules-reply';
 import type { Intent } from '../core/schemas/intent';
 import type { AuditBatch, McpToolCallRecord, SessionTrace } from '../core/schemas/audit';
 import type { ChunkingVersion } from '../core/ingest/leaf-context';
+import type { DocumentMeta } from '../core/knowledge/document-meta';
 import type { DocumentRecord } from '../core/knowledge/knowledge-base';
+import type { FilterClause, MetadataFilters } from '../core/retrieval/metadata-filter';
 import type { ModelCallRecord, ModelPlan } from '../core/schemas/model-call';
 import type { Chunk } from '../core/schemas/retrieved-chunk';
 import type { RetrievalResult } from '../core/trace/writers';
@@ -88,7 +90,16 @@ export interface Retriever {
 }
 
 /** What a retrieval may be limited to (issue 32 §2): the documents a person chose when a run asked which one. */
-export type RetrievalScope = { docIds?: readonly string[] };
+export type RetrievalScope = {
+  docIds?: readonly string[];
+  /** The caller's metadata filters (issue 44 §2): `{product: ['a', 'b']}` keeps documents whose product is a or b. */
+  filters?: MetadataFilters;
+  /**
+   * Clauses the caller did not choose and cannot widen (issue 44 §4's hook: a token's groups against a document's
+   * access list, with `orMissing` for documents without one): ANDed with `filters` inside both searches.
+   */
+  forced?: readonly FilterClause[];
+};
 
 /** Options of one embedding call: `signal` abandons the wait (the activity was cancelled). */
 export type EmbedCall = { signal?: AbortSignal };
@@ -113,7 +124,7 @@ export interface Embedder {
 }
 
 /** A leaf as the leaf store keeps it: the chunk, its vector, and where both came from. */
-export type StoredLeaf = HierarchyChunk & { dense: number[]; source?: string; embedding_model?: string };
+export type StoredLeaf = HierarchyChunk & { dense: number[]; source?: string; embedding_model?: string; meta?: DocumentMeta };
 
 /**
  * A chunk of the hierarchy (spec §6.11): L1 and L2 go to the parent store, L3 leaves to the vector store.
@@ -146,6 +157,8 @@ export type LeafSearch = {
   leafLevel: number;
   /** Only leaves of these documents (a Milvus filter on the document id); absent or empty: every document. */
   docIds?: readonly string[];
+  /** Only leaves of documents that pass every clause (issue 44 §2), inside the search; absent or empty: all. */
+  filter?: readonly FilterClause[];
 };
 
 /**
@@ -179,6 +192,18 @@ export interface LeafStore {
   countByDocument(docId: string): Promise<number>;
   /** Leaves in the collection (all levels it holds), for stats. */
   countLeaves(): Promise<number>;
+  /** Leaves that carry metadata (ingested since issue 44), for `kb stats`; stores without it cannot tell. */
+  countLeavesWithMeta?(): Promise<number>;
+  /**
+   * The documents whose leaves pass `filter`, up to `limit` (retrieval diagnostics: what a filter left, issue 44 §2).
+   * Stores without it cannot tell.
+   */
+  documentsPassing?(filter: readonly FilterClause[], limit: number): Promise<string[]>;
+  /**
+   * Replaces the metadata of a document's leaves without embedding anything (issue 44 §1, `docs meta set|rm`):
+   * vectors and text stay. Resolves to the leaves changed.
+   */
+  setDocumentMeta?(docId: string, meta: DocumentMeta): Promise<number>;
   /** Which of these document ids have leaves here (to adopt documents written before knowledge bases). */
   documentsAmong(docIds: string[]): Promise<string[]>;
   /**

@@ -1,6 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { isRagError } from '../core/errors';
-import { retrievalMetaFragment } from '../core/trace/writers';
+import { retrievalFragment } from '../core/trace/filter-fragment';
 import type { RagActivities, RetrieveInput } from './contracts';
 import type { Retriever } from './ports';
 
@@ -11,10 +11,12 @@ import type { Retriever } from './ports';
  */
 export function retrievalActivities(retriever: Retriever): Pick<RagActivities, 'retrieve'> {
   return {
-    async retrieve({ query, kb, docIds }: RetrieveInput) {
+    async retrieve({ query, kb, docIds, filters, forced }: RetrieveInput) {
       try {
-        const result = docIds && docIds.length > 0 ? await retriever.retrieve(query, kb, { docIds }) : await retriever.retrieve(query, kb);
-        return { data: result, traceFragment: retrievalMetaFragment(result.meta) };
+        // issue 44: the documents a person chose, the run's filters and the forced clauses, each only when given.
+        const scope = { ...(docIds && docIds.length > 0 ? { docIds } : {}), ...(filters ? { filters } : {}), ...(forced && forced.length > 0 ? { forced } : {}) };
+        const result = Object.keys(scope).length > 0 ? await retriever.retrieve(query, kb, scope) : await retriever.retrieve(query, kb);
+        return { data: result, traceFragment: retrievalFragment(result) };
       } catch (error) {
         if (isRagError(error)) throw ApplicationFailure.create({ type: error.code, message: error.message, nonRetryable: error.terminal, cause: error });
         throw error;

@@ -1,3 +1,4 @@
+import type { MetadataFiltersInput } from '../core/retrieval/metadata-filter';
 import { randomBytes, randomUUID } from 'node:crypto';
 import {
   Client,
@@ -77,6 +78,11 @@ export type AskOptions = {
   kb?: string;
   /** Speculative execution for this run (off, retrieve, grade, answer); default: the client's. */
   speculation?: SpeculationLevel;
+  /**
+   * Metadata filters (issue 44 §2) every retrieval of the run applies inside the search: `{ product: 'a' }`, or
+   * `{ product: ['a', 'b'] }` for one of; a malformed one is INVALID_INPUT before anything starts.
+   */
+  filters?: MetadataFiltersInput;
   /**
    * Whose session it is (the HTTP API passes its tenant): a session's earlier turns are read and recorded under it
    * only (issue 25 §1). Default: '' — the runs of the CLI, the SDK and MCP over stdio.
@@ -206,6 +212,7 @@ export class RagClient {
       hitl: options.hitl,
       resumeFrom: options.resumeFrom,
       kb: options.kb,
+      ...(options.filters === undefined ? {} : { filters: options.filters }),
       ...(options.tenant ? { tenant: options.tenant } : {}),
       // Left out when off, so that a run that does not speculate starts with the input it always had.
       ...(speculation && speculation !== 'off' ? { speculation } : {}),

@@ -21,7 +21,7 @@ export async function fanOutAndSynthesize(run: RagRun, progressOrigin: number): 
     run.subQuestions.map((question, i) =>
       executeChild(subQuestionWorkflow, {
         workflowId: subQuestionWorkflowId(parentId, i + 1),
-        args: [{ question, index: i + 1, progressOrigin, ...(run.kb === null ? {} : { kb: run.kb }), ...(recordsOnePatch(run) ? { onePatch: true } : {}) }],
+        args: [{ question, index: i + 1, progressOrigin, ...(run.kb === null ? {} : { kb: run.kb }), ...(run.filters === null ? {} : { filters: run.filters }), ...(run.forced.length === 0 ? {} : { forced: run.forced }), ...(recordsOnePatch(run) ? { onePatch: true } : {}) }],
         staticSummary: shorten(`子问题 ${i + 1}: ${question}`),
       }),
     ),

@@ -7,6 +7,7 @@ import { gradeForNoDocs } from '../core/graph/grade-update';
 import { REWRITE_BUDGET } from '../core/graph/resolve-route';
 import { simpleQuestionFastPathReason } from '../core/graph/fast-path';
 import type { RagRun } from '../core/run/rag-run';
+import type { FilterClause, MetadataFilters } from '../core/retrieval/metadata-filter';
 import type { StepGroup } from '../core/progress/rag-step';
 import * as steps from '../core/progress/step-messages';
 import {
@@ -30,8 +31,12 @@ export type GradeResult = Awaited<ReturnType<RagActivities['gradeEvidence']>> | 
 
 const models = proxyActivities<RagActivities>(MODEL_CALL);
 
-/** The run's knowledge base for an activity input; nothing for runs that name none (the worker's default). */
-export const kbOf = (run: RagRun): { kb?: string } => (run.kb === null ? {} : { kb: run.kb });
+/** What every retrieval of the run reads: its knowledge base, its filters and its forced clauses (issue 44), when set. */
+export const retrievalTarget = (run: RagRun): { kb?: string; filters?: MetadataFilters; forced?: FilterClause[] } => ({
+  ...(run.kb === null ? {} : { kb: run.kb }),
+  ...(run.filters === null ? {} : { filters: run.filters }),
+  ...(run.forced.length === 0 ? {} : { forced: run.forced }),
+});
 const retrieval = proxyActivities<RagActivities>(RETRIEVAL);
 
 /** `classify_complexity` (spec §4.2): the fast path in workflow code, else the planner model. */
@@ -62,7 +67,7 @@ export async function classifyComplexity(run: RagRun, callPlanner?: PlannerCall)
 export const callInitialRetrieval = (run: RagRun, group: StepGroup = null, speculative = false): Promise<RetrieveResult> =>
   retrieval.retrieve.executeWithOptions(
     { ...RETRIEVAL, summary: `${speculative ? 'speculative ' : ''}${group ? `retrieve (${group.group})` : 'retrieve_initial'}` },
-    [{ query: run.question, purpose: group ? 'sub_question' : 'initial', ...kbOf(run) }],
+    [{ query: run.question, purpose: group ? 'sub_question' : 'initial', ...retrievalTarget(run) }],
   );
 
 /** The grader's activity call on `docs` for the run's question (speculation starts it before the planner answers). */
@@ -92,7 +97,7 @@ const callRewritePlan = (question: string, rewriteCount: number, speculative = f
 
 /** `retrieve_rewritten`'s activity call for the rewritten query. */
 const callRewrittenRetrieval = (run: RagRun, query: string, speculative = false): Promise<RetrieveResult> =>
-  retrieval.retrieve.executeWithOptions({ ...RETRIEVAL, summary: `${speculative ? 'speculative ' : ''}retrieve_rewritten` }, [{ query, purpose: 'rewritten', ...kbOf(run) }]);
+  retrieval.retrieve.executeWithOptions({ ...RETRIEVAL, summary: `${speculative ? 'speculative ' : ''}retrieve_rewritten` }, [{ query, purpose: 'rewritten', ...retrievalTarget(run) }]);
 
 /** A rewrite started beside the grader: its plan, and the rewritten query's retrieval already running. */
 type RewriteAhead = { plan: Awaited<ReturnType<typeof callRewritePlan>>; retrieved: Promise<RetrieveResult> };

@@ -30,7 +30,7 @@ export async function ingestWorkflow(rawInput: IngestWorkflowInput): Promise<Ing
   const input = parsed.data;
   const ids = patched(DOCUMENT_IDS_PATCH) ? (input.ids ?? input.files) : null;
   const batch = new IngestBatch(input.files, Date.now(), input.batchLabel, ids, input.kb);
-  const target = { ...(input.kb === undefined ? {} : { kb: input.kb }), ...(input.replace ? { replace: true } : {}), ...(input.reembed ? { reembed: true } : {}) };
+  const target = { ...(input.kb === undefined ? {} : { kb: input.kb }), ...(input.replace ? { replace: true } : {}), ...(input.reembed ? { reembed: true } : {}), ...(input.meta ? { meta: input.meta } : {}) };
 
   // Message handlers
   setHandler(ingestProgressQuery, () => batch.progress());

@@ -63,6 +63,7 @@ export async function ragWorkflow(rawInput: RagWorkflowInput): Promise<RagOutcom
   const startedAt = Date.now();
   const run = new RagRun(startedAt);
   run.kb = input.kb ?? null;
+  run.filters = input.filters ?? null;
   // Patches are decided before anything else (workflows/start-patches.ts); older runs keep the order they asked in.
   decideOnePatch(run);
   attachSpeculator(run, input.speculation);

@@ -7,7 +7,7 @@ import * as steps from '../core/progress/step-messages';
 import type { HitlResumeState } from '../core/schemas/hitl-resume-state';
 import { resumeStartFragment, targetedRetrievalFragment } from '../core/trace/writers';
 import { RETRIEVAL } from './activity-options';
-import { gradeDocuments, kbOf } from './graph-nodes';
+import { gradeDocuments, retrievalTarget } from './graph-nodes';
 import { stampNow } from './stamp-clock';
 
 const retrieval = proxyActivities<RagActivities>(RETRIEVAL);
@@ -37,7 +37,7 @@ export async function resumeWithAnswer(run: RagRun, snapshot: HitlResumeState, r
   run.step(steps.targetedRetrievalStarted(), stampNow(run));
   run.audit.beginInvocation('hitl_targeted', refined, stampNow(run));
   const result = await retrieval.retrieve.executeWithOptions({ ...RETRIEVAL, summary: 'hitl_targeted_retrieval' }, [
-    { query: refined, purpose: 'hitl_targeted', ...kbOf(run), ...(scope ? { docIds: scope.docIds } : {}) },
+    { query: refined, purpose: 'hitl_targeted', ...retrievalTarget(run), ...(scope ? { docIds: scope.docIds } : {}) },
   ]);
   run.retrieved(result.data, 'hitl_targeted');
   run.docs = result.data.docs;

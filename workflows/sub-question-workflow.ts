@@ -1,5 +1,6 @@
 import { setHandler, workflowInfo } from '@temporalio/workflow';
 import type { SubResult } from '../core/graph/synthesis';
+import type { FilterClause, MetadataFilters } from '../core/retrieval/metadata-filter';
 import type { RetrievalHealthReport } from '../core/run/retrieval-health';
 import type { RagStep } from '../core/progress/rag-step';
 import type { ToolInvocationRecord } from '../core/schemas/audit';
@@ -17,6 +18,9 @@ export type SubQuestionInput = {
   progressOrigin?: number;
   /** The parent run's knowledge base (absent: the worker's default). */
   kb?: string;
+  /** The parent run's filters and forced clauses (issue 44; absent: none). */
+  filters?: MetadataFilters;
+  forced?: FilterClause[];
   /** The parent recorded ONE_PATCH: this run asks no patch either (absent in children started before it). */
   onePatch?: boolean;
 };
@@ -42,6 +46,8 @@ export async function subQuestionWorkflow(input: SubQuestionInput): Promise<SubQ
   const run = new RagRun(input.progressOrigin ?? Date.now());
   run.question = input.question;
   run.kb = input.kb ?? null;
+  run.filters = input.filters ?? null;
+  run.forced = input.forced ?? [];
   if (input.onePatch) takeOnePatchFromParent(run);
   run.audit.forSubQuestion(input.index);
   // Message handlers

@@ -4,6 +4,7 @@ import { type ChunkingVersion, PLAIN_CHUNKING } from '../../core/ingest/leaf-con
 import type { LeafHit, LeafSearch, LeafStore, StoredLeaf } from '../ports';
 import { type MilvusConnection, milvusCall, newMilvusClient, quoteForFilter, serialized } from './milvus/calls';
 import { type CollectionTarget, ensureCollection, loadIfNeeded, NOT_LOADED, ONLY_ZERO_DROP_RATIO, readChunking } from './milvus/collection';
+import { documentFilter, leafFilter } from './milvus/filter-expression';
 import { rowsOf, toLeafHit, toLeafRow } from './milvus/rows';
 import { DENSE_SEARCH_EF, FIELD, OUTPUT_FIELDS, SPEC_DROP_RATIO } from './milvus/schema';
 
@@ -48,15 +49,6 @@ const RRF_K = 60; // spec §6.3.1
 const INSERT_BATCH = 50; // spec §6.10
 // A document's vectors are read in pages of this many rows (at 384 dimensions, ~6 MB of JSON a page).
 const VECTOR_PAGE = 4_096;
-
-function leafFilter({ leafLevel, docIds }: LeafSearch): string {
-  if (!Number.isSafeInteger(leafLevel)) {
-    throw new RagError('INVALID_INPUT', `leaf level must be an integer, got ${JSON.stringify(leafLevel)}`);
-  }
-  const level = `chunk_level == ${leafLevel}`; // spec §6.1
-  // Issue 32 §2: a retrieval limited to the documents a person chose (file_path holds the document id).
-  return docIds && docIds.length > 0 ? `${level} and file_path in [${docIds.map(quoteForFilter).join(', ')}]` : level;
-}
 
 // HNSW needs ef >= the number of hits asked for; spec §6.3.1's ef 64 holds up to a limit of 64.
 const efFor = (limit: number) => Math.max(DENSE_SEARCH_EF, limit);
@@ -207,6 +199,31 @@ export function createMilvusLeafStore(options: MilvusLeafStoreOptions): MilvusLe
     countByDocument: (docId) => count(`file_path == ${quoteForFilter(docId)}`),
 
     countLeaves: () => count('chunk_level >= 0'),
+
+    // issue 44: rows ingested since carry `meta` ({} for a document without any); older rows have no such field.
+    countLeavesWithMeta: () => count(`chunk_level >= 0 and ${FIELD.meta} is not null`),
+
+    documentsPassing: async (filter, limit) => {
+      // The leaves' document ids, one query (Milvus returns at most 16,384 rows a query): distinct in code.
+      const reply = await read('query', () =>
+        client.query({ collection_name: collection, filter: documentFilter(filter), output_fields: ['file_path'], limit: Math.min(limit, 16_384) }),
+      );
+      return [...new Set((reply.data as Array<Record<string, unknown>>).map((row) => String(row.file_path)))];
+    },
+
+    setDocumentMeta: (docId, meta) =>
+      write(async () => {
+        // A partial upsert (the primary key and `meta` only): the vectors, the text and its BM25 terms stay as they
+        // are, so nothing is embedded again. Milvus Lite 3.2.2 and Milvus 2.6 take it; an older Milvus refuses it.
+        const ids: string[] = [];
+        const pages = await client.queryIterator({ collection_name: collection, filter: `file_path == ${quoteForFilter(docId)}`, output_fields: [FIELD.id], batchSize: VECTOR_PAGE, consistency_level: ConsistencyLevelEnum.Strong });
+        for await (const rows of pages as AsyncIterable<Array<Record<string, unknown>>>) ids.push(...rows.map((row) => String(row[FIELD.id])));
+        for (let i = 0; i < ids.length; i += INSERT_BATCH) {
+          const data = ids.slice(i, i + INSERT_BATCH).map((id) => ({ [FIELD.id]: id, [FIELD.meta]: meta }));
+          await milvusCall(where, 'upsert (partial: meta)', () => client.upsert({ collection_name: collection, data, partial_update: true }));
+        }
+        return ids.length;
+      }),
 
     documentsAmong: async (docIds) => {
       const found: string[] = [];

@@ -1,4 +1,5 @@
 import { RagError } from '../../core/errors';
+import { DocumentMeta } from '../../core/knowledge/document-meta';
 import type { DocumentRecord } from '../../core/knowledge/knowledge-base';
 import type { DocumentRegistry, HierarchyChunk, LegacyDocuments, ParentStore } from '../ports';
 import { lazyMigratedStore, openSqlDatabase, type SqlBackend, type SqlLocation } from './sql/database';
@@ -28,7 +29,7 @@ const COLUMNS = [
   'chunk_idx',
 ] as const;
 
-const DOCUMENT_COLUMNS = ['kb', 'doc_id', 'filename', 'source', 'file_type', 'pages', 'l1', 'l2', 'l3', 'bytes', 'content_hash', 'ingested_at'] as const;
+const DOCUMENT_COLUMNS = ['kb', 'doc_id', 'filename', 'source', 'file_type', 'pages', 'l1', 'l2', 'l3', 'bytes', 'content_hash', 'ingested_at', 'meta'] as const;
 
 const STORE = 'parent store';
 
@@ -62,6 +63,17 @@ function toChunk(row: Record<(typeof COLUMNS)[number], unknown>): HierarchyChunk
   };
 }
 
+/** The stored metadata (issue 44 §1); none for a document registered before it, or a value that does not parse. */
+function metaOf(value: unknown): { meta?: DocumentMeta } {
+  if (typeof value !== 'string' || value === '') return {};
+  try {
+    const parsed = DocumentMeta.safeParse(JSON.parse(value));
+    return parsed.success ? { meta: parsed.data } : {};
+  } catch {
+    return {};
+  }
+}
+
 function toRecord(row: Record<(typeof DOCUMENT_COLUMNS)[number], unknown>): DocumentRecord {
   const int = (value: unknown) => Number(value ?? 0); // PostgreSQL integers may come back as strings
   return {
@@ -77,6 +89,7 @@ function toRecord(row: Record<(typeof DOCUMENT_COLUMNS)[number], unknown>): Docu
     bytes: int(row.bytes),
     content_hash: String(row.content_hash ?? ''),
     ingested_at: String(row.ingested_at ?? ''),
+    ...metaOf(row.meta),
   };
 }
 
@@ -176,7 +189,8 @@ export function createParentStore(options: ParentStoreOptions): SqlParentStore {
       ready('documents.put', () =>
         db.transaction().execute(async (trx) => {
           await trx.deleteFrom('documents').where('kb', '=', record.kb).where('doc_id', '=', record.doc_id).execute();
-          await trx.insertInto('documents').values(record).execute();
+          const { meta, ...columns } = record;
+          await trx.insertInto('documents').values({ ...columns, meta: meta === undefined ? null : JSON.stringify(meta) }).execute();
         }),
       ),
     remove: (kb, docId) =>

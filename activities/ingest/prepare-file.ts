@@ -7,7 +7,9 @@ import type { ChunkCounts } from '../../core/ingest/ingest-io';
 import { withLeafContexts } from '../../core/ingest/leaf-context';
 import { sanitizeDocument } from '../../core/ingest/sanitize';
 import { DEFAULT_LOADERS, loaderFor, type Loaders } from '../adapters/loaders';
-import { fileError } from '../adapters/loaders/loader';
+import { fileError, type LoadedContent } from '../adapters/loaders/loader';
+import { type DocumentMeta, mergeMeta } from '../../core/knowledge/document-meta';
+import { readFrontMatter } from '../../core/knowledge/front-matter';
 
 /** A file parsed and split, before any store is touched. */
 export type PreparedFile = ChunkCounts & {
@@ -20,6 +22,8 @@ export type PreparedFile = ChunkCounts & {
   pages: number;
   /** sha256 of the bytes: a retried attempt resumes only on the same content. */
   fingerprint: string;
+  /** Its metadata (issue 44 §1): folder, Markdown front matter, then what the ingestion was given. */
+  meta: DocumentMeta;
   parents: HierarchyChunk[];
   leaves: HierarchyChunk[];
 };
@@ -30,6 +34,12 @@ export type PrepareOptions = {
   onPage?: (pagesDone: number, pagesTotal: number) => void;
   onWarning?: (message: string) => void;
 };
+
+/** The metadata a Markdown file's front matter holds (issue 44 §1); none for other files. */
+function frontMatterOf(content: LoadedContent): DocumentMeta | undefined {
+  if (content.file_type !== 'Markdown') return undefined;
+  return readFrontMatter(content.pages[0]?.text ?? '').meta;
+}
 
 /** Errors of reading the path that no retry can fix. */
 const UNREADABLE: Readonly<Record<string, string>> = {
@@ -54,7 +64,7 @@ async function readBytes(file: string, filename: string): Promise<Uint8Array> {
  * empty files fail here, before the stores are touched, so a bad upload never removes the chunks of a good earlier
  * version (DESIGN §7: bad input changes nothing; the original deleted first).
  */
-export async function prepareFile(file: string, filename: string, options: PrepareOptions & { docId?: string } = {}): Promise<PreparedFile> {
+export async function prepareFile(file: string, filename: string, options: PrepareOptions & { docId?: string; meta?: DocumentMeta } = {}): Promise<PreparedFile> {
   const loader = loaderFor(filename, options.loaders ?? DEFAULT_LOADERS);
   const bytes = await readBytes(file, filename);
   const content = await loader({ bytes, filename, signal: options.signal, onPage: options.onPage });
@@ -73,6 +83,7 @@ export async function prepareFile(file: string, filename: string, options: Prepa
     file_type: document.file_type,
     pages: content.pages.length,
     fingerprint: createHash('sha256').update(bytes).digest('hex'),
+    meta: mergeMeta(docId, frontMatterOf(content), options.meta),
     ...countLevels(chunks),
     parents: chunks.filter((chunk) => chunk.chunk_level !== LEAF_LEVEL),
     leaves,

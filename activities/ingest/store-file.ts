@@ -180,7 +180,7 @@ export async function storeFile(prepared: PreparedFile, from: number, deps: Stor
     insertWait = { on: 'inserting', ...position, texts: batch.length, target: deps.kb, since: now() };
     progress({ wait: insertWait });
     try {
-      await deps.leafStore.insertLeaves(batch.map((leaf, i) => ({ ...leaf, dense: vectors[i]!, source: prepared.source, embedding_model: embedder.model })));
+      await deps.leafStore.insertLeaves(batch.map((leaf, i) => ({ ...leaf, dense: vectors[i]!, source: prepared.source, embedding_model: embedder.model, meta: prepared.meta })));
     } finally {
       insertWait = undefined;
     }

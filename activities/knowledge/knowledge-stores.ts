@@ -1,4 +1,5 @@
 import { RagError } from '../../core/errors';
+import { DocumentMeta } from '../../core/knowledge/document-meta';
 import { KbName, type DocumentRecord, type KbStats, unknownKbMessage } from '../../core/knowledge/knowledge-base';
 import type { DocumentRegistry, Embedder, LeafCatalog, LeafStore, LegacyDocuments, ParentStore } from '../ports';
 
@@ -37,6 +38,11 @@ export interface KnowledgeStores {
   stats(kb: string): Promise<KbStats>;
   /** Removes a document: its leaves (one delete: it leaves retrieval at once), then its parents, then its record. */
   removeDocument(kb: string, docId: string): Promise<DocumentRecord>;
+  /**
+   * Changes a document's metadata (issue 44 §1, `docs meta set|rm`) without embedding anything: its leaves (Milvus,
+   * a partial upsert of `meta`), then its record. Resolves to the record as it is now.
+   */
+  changeDocumentMeta(kb: string, docId: string, change: (meta: DocumentMeta) => DocumentMeta): Promise<DocumentRecord>;
   close(): Promise<void>;
 }
 
@@ -138,7 +144,7 @@ export function createKnowledgeStores(deps: KnowledgeStoresDeps): KnowledgeStore
     },
     async stats(kb) {
       const { leafStore } = await this.open(kb);
-      const [records, leaves, chunking] = await Promise.all([documents.list(kb), leafStore.countLeaves(), leafStore.chunking?.()]);
+      const [records, leaves, chunking, withMeta] = await Promise.all([documents.list(kb), leafStore.countLeaves(), leafStore.chunking?.(), leafStore.countLeavesWithMeta?.()]);
       const sum = (pick: (record: DocumentRecord) => number) => records.reduce((total, record) => total + pick(record), 0);
       const last = records.map((record) => record.ingested_at).sort().at(-1) ?? null;
       return {
@@ -148,6 +154,8 @@ export function createKnowledgeStores(deps: KnowledgeStoresDeps): KnowledgeStore
         bytes: sum((r) => r.bytes),
         last_ingest: last,
         ...(chunking === undefined ? {} : { chunking }),
+        // issue 44: whether its leaves carry metadata (an empty knowledge base has none to say it of: `all`).
+        ...(withMeta === undefined ? {} : { metadata: withMeta === leaves ? 'all' : withMeta === 0 ? 'none' : 'some' }),
       };
     },
     async removeDocument(kb, docId) {
@@ -160,6 +168,21 @@ export function createKnowledgeStores(deps: KnowledgeStoresDeps): KnowledgeStore
       await parentStore.deleteDocument(docId);
       await documents.remove(kb, docId);
       return record;
+    },
+    async changeDocumentMeta(kb, docId, change) {
+      const { leafStore } = await this.open(kb);
+      const record = await documents.get(kb, docId);
+      if (!record) {
+        throw new RagError('UNKNOWN_DOCUMENT', `knowledge base "${kb}" has no document ${JSON.stringify(docId)}; \`ragtime docs list --kb ${kb}\` lists them`);
+      }
+      const parsed = DocumentMeta.safeParse(change(record.meta ?? {}));
+      if (!parsed.success) throw new RagError('INVALID_INPUT', `metadata of ${JSON.stringify(docId)}: ${parsed.error.issues[0]?.message ?? 'invalid'}`);
+      if (!leafStore.setDocumentMeta) throw new RagError('INVALID_CONFIG', `the leaf store of "${kb}" cannot change metadata in place`);
+      // Leaves first: retrieval filters on them; the record follows (a failure in between is mended by running again).
+      await leafStore.setDocumentMeta(docId, parsed.data);
+      const updated = { ...record, meta: parsed.data };
+      await documents.put(updated);
+      return updated;
     },
     async close() {
       await Promise.allSettled([catalog.close(), deps.close?.()]);

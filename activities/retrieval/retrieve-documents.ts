@@ -10,6 +10,7 @@ import {
   type RetrievalBasis,
 } from '../../core/retrieval/retrieval-meta';
 import { fuseRrf } from '../../core/retrieval/rrf';
+import { type FilterClause, filterClauses, withDocIds } from '../../core/retrieval/metadata-filter';
 import type { Chunk } from '../../core/schemas/retrieved-chunk';
 import type { RetrievalResult } from '../../core/trace/writers';
 import type { Embedder, LeafHit, LeafStore, ParentStore, RerankTransport, RetrievalScope, Retriever } from '../ports';
@@ -27,6 +28,28 @@ export type RetrieverDeps = {
   /** Milliseconds on any monotonic clock (e.g. `performance.now`); only differences are used, for diagnostics. */
   now: () => number;
 };
+
+/** Leaves read to count the documents a filter leaves (Milvus' limit for one query). */
+const FILTER_COUNT_LIMIT = 16_384;
+
+const effectiveMode = (meta: FullRetrievalMeta): 'hybrid' | 'dense_fallback' | 'failed' =>
+  meta.retrieval_mode === 'hybrid' || meta.retrieval_mode === 'dense_fallback' ? meta.retrieval_mode : 'failed';
+
+/**
+ * What a filter left (issue 44 §2), read beside the searches: the documents that pass, and when none does, whether the
+ * knowledge base has metadata at all. Never throws: a store that cannot tell gives nulls.
+ */
+async function documentsLeft(store: LeafStore, clauses: readonly FilterClause[]): Promise<{ filter_documents: number | null; filter_note: 'no_metadata' | 'no_match' | null }> {
+  try {
+    const passing = await store.documentsPassing?.(clauses, FILTER_COUNT_LIMIT);
+    if (passing === undefined) return { filter_documents: null, filter_note: null };
+    if (passing.length > 0) return { filter_documents: passing.length, filter_note: null };
+    const withMeta = await store.countLeavesWithMeta?.();
+    return { filter_documents: 0, filter_note: withMeta === 0 ? 'no_metadata' : 'no_match' };
+  } catch {
+    return { filter_documents: null, filter_note: null };
+  }
+}
 
 /** spec §6.3.1: each hybrid leg asks for twice the candidate pool; fusion keeps candidate_k. */
 const HYBRID_LEG_FACTOR = 2;
@@ -48,7 +71,12 @@ export function createRetriever(deps: RetrieverDeps): Retriever {
 
   const untraced: Retriever = {
     async retrieve(query: string, _kb?: string, scope: RetrievalScope = {}): Promise<RetrievalResult> {
-      const docIds = scope.docIds && scope.docIds.length > 0 ? { docIds: scope.docIds } : {};
+      // issue 44 §2–§3: the caller's filters and the documents a person chose (as `doc_id`), then the forced clauses;
+      // all of them go into both searches.
+      const filters = withDocIds(scope.filters, scope.docIds);
+      const clauses = filterClauses(filters, scope.forced);
+      const filterOf = clauses.length > 0 ? { filter: clauses } : {};
+      const passing = clauses.length > 0 ? documentsLeft(deps.leafStore, clauses) : null;
       const recorder = new DiagnosticsRecorder(deps.now);
       const { candidateK, meta: candidateMeta } = resolveCandidateK(topK, config.retrieval);
       const basis: RetrievalBasis = {
@@ -63,7 +91,8 @@ export function createRetriever(deps: RetrieverDeps): Retriever {
       const chunking = deps.leafStore.chunking?.().catch(() => null);
       const done = async (docs: Chunk[], meta: FullRetrievalMeta): Promise<RetrievalResult> => {
         const diagnostics = recorder.build();
-        return { docs, meta, diagnostics: chunking === undefined ? diagnostics : { ...diagnostics, chunking_version: await chunking } };
+        const filtered = { filters: filters ?? null, effective_mode: effectiveMode(meta), ...(passing ? await passing : {}) };
+        return { docs, meta, diagnostics: { ...diagnostics, ...(chunking === undefined ? {} : { chunking_version: await chunking }), ...filtered } };
       };
       const finalizeDeps = { parentStore: deps.parentStore, rerank: deps.rerank, basis, recorder, policy };
       const leafLevel = basis.leafRetrieveLevel;
@@ -110,7 +139,7 @@ export function createRetriever(deps: RetrieverDeps): Retriever {
 
       // spec §6.3.1: both legs with the leaf filter and limit 2 × candidate_k, then RRF (k = 60) to candidate_k.
       const hybridRecall = async (): Promise<Chunk[]> => {
-        const search = { limit: HYBRID_LEG_FACTOR * candidateK, leafLevel, ...docIds };
+        const search = { limit: HYBRID_LEG_FACTOR * candidateK, leafLevel, ...filterOf };
         const [dense, bm25] = await Promise.allSettled([
           recorder.time('dense', () => deps.leafStore.searchDense(vector, search)),
           recorder.time('bm25', () => deps.leafStore.searchBm25(query, search)),
@@ -128,7 +157,7 @@ export function createRetriever(deps: RetrieverDeps): Retriever {
       // spec §6.3.2: one dense search, limit candidate_k, score = inner product.
       const denseRecall = async (): Promise<Chunk[]> => {
         const hits = await recorder.time('dense', () =>
-          deps.leafStore.searchDense(vector, { limit: candidateK, leafLevel, ...docIds }),
+          deps.leafStore.searchDense(vector, { limit: candidateK, leafLevel, ...filterOf }),
         );
         recorder.data.legs.dense_fallback = legCandidates(hits);
         return hits.map((hit) => ({ ...hit }));

@@ -9,8 +9,9 @@ import { followRun, type RunListener } from '../../client/follow-run';
 import { answerStreamPrinter } from '../render/answer-stream';
 import { renderStep } from '../render/progress';
 import { exitCodeOf, renderOutcome } from '../render/outcome';
+import { collect, FILTER_HELP, filtersOfFlags } from '../filter-flags';
 
-type AskFlags = { session?: string; kb?: string; json?: boolean; interactive?: boolean; stream?: boolean; quiet?: boolean };
+type AskFlags = { session?: string; kb?: string; filter?: string[]; json?: boolean; interactive?: boolean; stream?: boolean; quiet?: boolean };
 
 /** The person's answer at the terminal, or null when they left it waiting (cli/prompt-answer.ts). */
 async function promptForAnswer(outcome: RagOutcome): Promise<string | null> {
@@ -29,6 +30,7 @@ export function registerAsk(program: Command, context: CliContext, setExit: (cod
     .argument('<question>', 'the question (1–2,000 characters)')
     .option('--session <id>', 'continue this conversation (a follow-up is read with its earlier turns); default: a new one, ask-<12 hex>')
     .option('--kb <name>', "knowledge base to read (default RAGTIME_KB, else MILVUS_COLLECTION, else the worker's)")
+    .option('--filter <key=value>', FILTER_HELP, collect)
     .option('--json', 'print the outcome as JSON and exit (no prompting)')
     .option('--no-interactive', 'do not prompt for answers; exit 3 when the run waits')
     .option('--stream', 'print the answer as it is written (the default on a terminal)')
@@ -38,7 +40,8 @@ export function registerAsk(program: Command, context: CliContext, setExit: (cod
       // Bad input is refused before any connection, so it exits 2 whatever the state of the services.
       // No --session: a conversation of its own (issue 33 §2), never the earlier questions of this shell.
       const sessionId = flags.session ?? newSessionId('ask');
-      const input = RagWorkflowInput.safeParse({ question, sessionId });
+      const filters = filtersOfFlags(flags.filter);
+      const input = RagWorkflowInput.safeParse({ question, sessionId, ...filters });
       if (!input.success) {
         // Name what is wrong: the question, or the --session value (issue 14 §13).
         const what = input.error.issues[0]?.path[0] === 'sessionId' ? 'invalid --session' : 'invalid question';
@@ -68,7 +71,7 @@ export function registerAsk(program: Command, context: CliContext, setExit: (cod
         ...(reader ? { answer: { reader, onMessage: (message) => printer.onMessage(message) } } : {}),
       };
       const follow = (pending: Promise<RagOutcome>) => (listener.steps || listener.answer ? followRun(pending, rag, workflowId, listener) : pending);
-      let outcome = await follow(rag.ask(question, { sessionId, workflowId, ...tenant.askOptions, ...(kb === undefined ? {} : { kb }) }));
+      let outcome = await follow(rag.ask(question, { sessionId, workflowId, ...tenant.askOptions, ...(kb === undefined ? {} : { kb }), ...filters }));
       const interactive = !flags.json && flags.interactive !== false && process.stdin.isTTY;
       while (interactive && outcome.status === 'awaiting_input') {
         console.log(renderOutcome(outcome, context.uiBaseUrl));

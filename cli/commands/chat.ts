@@ -7,8 +7,9 @@ import { checkedSessionId, runChat, type ChatDeps } from '../chat/chat-loop';
 import { tenantRuns } from '../tenant-runs';
 import { createLineReader } from '../chat/line-reader';
 import { newChatSessionId } from '../chat/session-id';
+import { collect, FILTER_HELP, filtersOfFlags } from '../filter-flags';
 
-type ChatFlags = { session?: string; kb?: string };
+type ChatFlags = { session?: string; kb?: string; filter?: string[] };
 
 
 export function registerChat(program: Command, context: CliContext, setExit: (code: number) => void, verbose: boolean): void {
@@ -17,8 +18,10 @@ export function registerChat(program: Command, context: CliContext, setExit: (co
     .description('a conversation: each line is asked in the session, follow-ups read with the earlier turns; clarifications answered inline')
     .option('--session <id>', 'continue this session (its earlier turns are shown first); default: a new one, chat-<8 hex>')
     .option('--kb <name>', "knowledge base to read (default RAGTIME_KB, else MILVUS_COLLECTION, else the worker's)")
+    .option('--filter <key=value>', `${FILTER_HELP} (every question of the conversation)`, collect)
     .action(async (flags: ChatFlags) => {
       // Bad input is refused before any connection, as `ask` refuses it (exit 2).
+      const filters = filtersOfFlags(flags.filter);
       const continued = flags.session === undefined ? null : checkedSessionId(flags.session);
       const kb = await context.startableKbOf(flags.kb);
       const rag = await context.clientWithWorker();
@@ -35,7 +38,7 @@ export function registerChat(program: Command, context: CliContext, setExit: (co
       const tenantRag: ChatDeps['rag'] = {
         ask: async (question, options) => {
           await tenant.claim(options.sessionId);
-          return rag.ask(question, { ...options, ...tenant.askOptions });
+          return rag.ask(question, { ...options, ...tenant.askOptions, ...filters });
         },
         answer: (workflowId, text) => rag.answer(workflowId, text),
         getProgress: (workflowId) => rag.getProgress(workflowId),

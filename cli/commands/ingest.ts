@@ -14,6 +14,7 @@ import { documentInputs } from '../document-ids';
 import { EXIT } from '../exit-codes';
 import { readIngestAttempts, type IngestAttempt } from '../ingest-attempts';
 import { renderIngestAttempt, renderIngestSummary } from '../render/ingest';
+import { collect, META_HELP, metaOfFlags } from '../filter-flags';
 
 export function registerIngest(program: Command, context: CliContext, setExit: (code: number) => void): void {
   program
@@ -25,8 +26,10 @@ export function registerIngest(program: Command, context: CliContext, setExit: (
     .option('--prefix <prefix>', "document ids of a folder's files: <prefix><path inside the folder>")
     .option('--replace', 'replace a document whose id another file holds (otherwise that file fails with DOCUMENT_EXISTS)')
     .option('--reembed', "embed every leaf again (by default a re-ingested document keeps the vectors of its unchanged leaves)")
+    .option('--meta <key=value>', META_HELP, collect)
     .option('--json', 'print the per-file results as JSON')
-    .action(async (inputs: string[], flags: { kb?: string; id?: string; prefix?: string; replace?: boolean; reembed?: boolean; json?: boolean }) => {
+    .action(async (inputs: string[], flags: { kb?: string; id?: string; prefix?: string; replace?: boolean; reembed?: boolean; meta?: string[]; json?: boolean }) => {
+      const meta = metaOfFlags(flags.meta); // a bad one exits 2 before anything starts
       const documents = documentInputs(inputs, { id: flags.id, prefix: flags.prefix, cwd: process.cwd() });
       if (documents.length === 0) throw new RagError('INVALID_INPUT', `no supported files found (${SUPPORTED_EXTENSIONS.join(' ')})`);
       const kb = await context.startableKbOf(flags.kb);
@@ -35,7 +38,7 @@ export function registerIngest(program: Command, context: CliContext, setExit: (
       const handle = await rag.temporal.workflow.start<typeof ingestWorkflow>('ingestWorkflow', {
         workflowId: `ingest-${randomUUID().slice(0, 8)}`,
         taskQueue: context.config.temporal.taskQueue,
-        args: [{ files, ids: documents.map((document) => document.id), ...(kb === undefined ? {} : { kb }), ...(flags.replace ? { replace: true } : {}), ...(flags.reembed ? { reembed: true } : {}) }],
+        args: [{ files, ids: documents.map((document) => document.id), ...(kb === undefined ? {} : { kb }), ...(flags.replace ? { replace: true } : {}), ...(flags.reembed ? { reembed: true } : {}), ...meta }],
         staticSummary: `ingest ${files.length} file(s)${kb === undefined ? '' : ` into ${kb}`}`,
         ...(kb === undefined ? {} : { memo: { kb }, typedSearchAttributes: [{ key: RAG_KB, value: kb }] }),
       });

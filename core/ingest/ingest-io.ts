@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DocumentMeta } from '../knowledge/document-meta';
 import { DocumentId, KbName } from '../knowledge/knowledge-base';
 
 /*
@@ -31,6 +32,8 @@ export const IngestWorkflowInput = z
     /** Embed every leaf again, instead of keeping the vector of a leaf whose text and embedding model are unchanged. */
     reembed: z.boolean().optional(),
     batchLabel: z.string().trim().max(200).optional(),
+    /** Metadata every file of the batch carries (`ingest --meta`, issue 44 §1), over its folder and front matter. */
+    meta: DocumentMeta.optional(),
     concurrency: z.number().int().min(1).max(16).optional(),
   })
   .refine((input) => input.ids === undefined || input.ids.length === input.files.length, {
@@ -48,6 +51,8 @@ export type IngestFileInput = {
   kb?: string;
   replace?: boolean;
   reembed?: boolean;
+  /** Metadata given for the file (`ingest --meta`, issue 44 §1), over its folder and front matter; absent: none. */
+  meta?: DocumentMeta;
   /**
    * Another document of the knowledge base whose vectors a leaf of the same embedded text keeps (issue 46: a file a
    * sync pass found renamed is ingested under its new id without embedding again).

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ChunkingVersion } from '../ingest/leaf-context';
+import { DocumentMeta } from './document-meta';
 
 /*
  * Knowledge bases and documents as named objects (DESIGN §4b). A knowledge base is a Milvus collection of the same
@@ -59,6 +60,8 @@ export const DocumentRecord = z.object({
   content_hash: z.string(),
   /** ISO time of the ingestion that wrote it. */
   ingested_at: z.string(),
+  /** Its metadata (issue 44 §1): folder, front matter, --meta; absent for documents ingested before metadata. */
+  meta: DocumentMeta.optional(),
 });
 export type DocumentRecord = z.infer<typeof DocumentRecord>;
 
@@ -76,6 +79,12 @@ export const KbStats = z.object({
    * cannot tell.
    */
   chunking: ChunkingVersion.optional(),
+  /**
+   * Whether its leaves carry metadata (issue 44): `all`, `some` (documents ingested before metadata, not since), or
+   * `none` (a knowledge base ingested before it: filters other than doc_id match nothing until re-ingested). Absent
+   * from a store that cannot tell.
+   */
+  metadata: z.enum(['all', 'some', 'none']).optional(),
 });
 export type KbStats = z.infer<typeof KbStats>;
 

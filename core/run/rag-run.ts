@@ -1,4 +1,5 @@
 import type { ScopeCandidate } from '../graph/scope-pick';
+import type { FilterClause, MetadataFilters } from '../retrieval/metadata-filter';
 import { AuditTrail } from '../audit/audit-trail';
 import { RagError } from '../errors';
 import { buildHitlResumeState, isHitlResult, type RunResult } from '../graph/hitl-resume';
@@ -33,6 +34,13 @@ export class RagRun {
   kb: string | null = null;
   /** The knowledge base its retrievals read (the worker's default when `kb` is null); null until one says. */
   kbRead: string | null = null;
+  /** The metadata filters every retrieval of the run applies (issue 44 §2); null: none. */
+  filters: MetadataFilters | null = null;
+  /**
+   * Clauses every retrieval ANDs in that the run's caller cannot widen (issue 44 §4's hook: set by the workflow from
+   * what the server decided, never from the caller's filters); [] for none.
+   */
+  forced: FilterClause[] = [];
   question = '';
   route: Route | null = null;
   retrievalStatus: RetrievalStatus | null = null;

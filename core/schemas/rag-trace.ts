@@ -92,8 +92,16 @@ const SPEC_TRACE_FIELDS = { ...SHARED_FIELDS, sub_traces: z.array(RagSubTrace).n
  */
 const INTENT_TRACE_FIELDS = { intent: IntentRecord.nullish(), needs_retrieval: bool };
 
+/**
+ * The metadata filter of the run's last retrieval and the recall that served it (issue 44 §2–§3, NexaRAG's `filters`
+ * and `effective_mode`): written only by a filtered retrieval (the run's filters, or a person's scope pick as
+ * `doc_id`), so an unfiltered run keeps the spec's trace exactly. `effective_mode` equals the R group's
+ * `retrieval_mode` (hybrid, dense_fallback, failed).
+ */
+const FILTER_TRACE_FIELDS = { filters: z.record(z.string(), z.array(z.string())).nullish(), effective_mode: str };
+
 /** RagTrace: the spec's 59 fields (spec §5.1) and ragtime's extensions. */
-export const RagTrace = z.strictObject({ ...SPEC_TRACE_FIELDS, ...INTENT_TRACE_FIELDS });
+export const RagTrace = z.strictObject({ ...SPEC_TRACE_FIELDS, ...INTENT_TRACE_FIELDS, ...FILTER_TRACE_FIELDS });
 export type RagTrace = z.infer<typeof RagTrace>;
 
 export type RagTraceField = keyof RagTrace;
@@ -102,7 +110,7 @@ export type RagSubTraceField = keyof RagSubTrace;
 /** The spec's 59 fields, in declaration order. */
 export const RAG_TRACE_FIELDS = Object.keys(SPEC_TRACE_FIELDS) as RagTraceField[];
 /** ragtime's extensions of the top-level trace (issue 44 §5); normalization keeps them beside the 59. */
-export const EXTENSION_TRACE_FIELDS = Object.keys(INTENT_TRACE_FIELDS) as RagTraceField[];
+export const EXTENSION_TRACE_FIELDS = Object.keys({ ...INTENT_TRACE_FIELDS, ...FILTER_TRACE_FIELDS }) as RagTraceField[];
 export const RAG_SUB_TRACE_FIELDS = Object.keys(RagSubTrace.shape) as RagSubTraceField[];
 
 /** The four chunk-list fields; normalization treats them specially (spec §5.6 step 3). */

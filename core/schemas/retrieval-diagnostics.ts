@@ -113,5 +113,19 @@ export const RetrievalDiagnostics = z.strictObject({
    * carry their title and heading path); null when it could not be read, absent in diagnostics recorded before it.
    */
   chunking_version: ChunkingVersion.nullable().optional(),
+  /**
+   * NexaRAG's `filters` (seed 003): the metadata filter the retrieval searched with (issue 44 §2), the documents a
+   * person chose as `doc_id`; null without one. Absent in diagnostics recorded before filters.
+   */
+  filters: z.record(z.string(), z.array(z.string())).nullable().optional(),
+  /** NexaRAG's `effective_mode`: the recall that produced the result (`hybrid`, `dense_fallback`) or `failed`. */
+  effective_mode: z.enum(['hybrid', 'dense_fallback', 'failed']).optional(),
+  /**
+   * How many documents the filter left (at most 16,384 leaves are read to count them); null without a filter or when
+   * the store could not tell. `filter_note` says why a filter left none: `no_metadata` (the knowledge base's leaves
+   * carry no metadata: ingested before issue 44) or `no_match`.
+   */
+  filter_documents: count.nullable().optional(),
+  filter_note: z.enum(['no_metadata', 'no_match']).nullable().optional(),
 });
 export type RetrievalDiagnostics = z.infer<typeof RetrievalDiagnostics>;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { KbName } from '../knowledge/knowledge-base';
+import { MetadataFilters } from '../retrieval/metadata-filter';
 import { AnswerNullReason, RagAnswer } from './answer';
 import { AnsweredBy } from './answered-by';
 import { ConversationRecord } from './conversation';
@@ -61,6 +62,8 @@ export const RagWorkflowInput = z.strictObject({
   resumeFrom: ResumeFrom.optional(),
   /** The knowledge base the run reads (DESIGN §4b); absent: the worker's default (RAGTIME_KB). */
   kb: KbName.optional(),
+  /** Metadata filters every retrieval of the run applies inside the search (issue 44 §2); absent: none. */
+  filters: MetadataFilters.optional(),
   /** Speculative execution (core/schemas/speculation.ts); absent: off, as every run recorded before it. */
   speculation: SpeculationLevel.optional(),
   /**

@@ -74,4 +74,20 @@ test.each([
   expect(answered.rag_trace?.query ?? '').toBe(`${title}：续航是多少？`);
   expect(new Set(answered.docs.map((doc) => doc.filename))).toEqual(new Set([kb.filename(title.startsWith('北极星') ? 'beiji-x1.md' : 'tianlang-s2.md')]));
   expect(answered.answer?.text).toContain(figure);
+  // Issue 44 §3: the choice is a filter, and the trace records it under NexaRAG's names.
+  const chosen = kb.filename(title.startsWith('北极星') ? 'beiji-x1.md' : 'tianlang-s2.md');
+  expect({ filters: answered.rag_trace?.filters, effective_mode: answered.rag_trace?.effective_mode }).toEqual({ filters: { doc_id: [chosen] }, effective_mode: 'hybrid' });
+  expect(asked.rag_trace?.filters).toBeUndefined(); // the question itself was not filtered
+}, 120_000);
+
+test('a run\'s own filter and a person\'s pick are one filter: the targeted retrieval keeps both', async () => {
+  const asked = await harness.rag.ask('续航是多少？', { filters: { path: ['nowhere'] } });
+  // No document has that folder: the filter leaves nothing, so the run has no evidence to offer a choice from.
+  expect(asked.rag_trace?.filters).toEqual({ path: ['nowhere'] });
+  expect(asked.docs).toEqual([]);
+  const scoped = await harness.rag.ask('续航是多少？', { filters: { doc_id: [kb.filename('beiji-x1.md'), kb.filename('tianlang-s2.md')] } });
+  expect({ status: scoped.status, route: scoped.route }).toEqual({ status: 'awaiting_input', route: 'scope_select' });
+  const answered = await harness.rag.answer(scoped.workflowId, '2');
+  expect(answered.rag_trace?.filters).toEqual({ doc_id: [kb.filename('tianlang-s2.md')] });
+  expect(answered.answer?.text).toContain('60 公里');
 }, 120_000);

@@ -21,6 +21,7 @@ import { ingestActivities, type IngestActivities } from '../../activities/ingest
 import type { Embedder } from '../../activities/ports';
 import { parseConfig } from '../../core/config';
 import type { IngestFileData } from '../../core/ingest/ingest-io';
+import type { DocumentMeta } from '../../core/knowledge/document-meta';
 import { buildAdapters, type Adapters } from '../../workers/build-adapters';
 import { ConsistencyLevelEnum, newMilvusClient } from './milvus';
 import { realKnowledge, type RealKnowledge } from './real-knowledge';
@@ -139,14 +140,14 @@ export class RealKnowledgeBase {
   }
 
   /** Writes `content` as the corpus file `file` and runs the real ingest activity on it; rejects with its failure. */
-  async ingestFile(file: string, content: string | Uint8Array): Promise<IngestFileData> {
+  async ingestFile(file: string, content: string | Uint8Array, options: { meta?: DocumentMeta } = {}): Promise<IngestFileData> {
     const filename = this.filename(file);
     const where = path.join(this.dir, filename);
     writeFileSync(where, content);
     this.ingested.add(filename);
     const env = new MockActivityEnvironment(undefined, { logger: silentLogger });
     // The document id is the (run-tagged) file name, so chunk ids read as the spec's (`<filename>::p…`).
-    return env.run(this.ingest.ingestFile, { file: where, filename, docId: filename });
+    return env.run(this.ingest.ingestFile, { file: where, filename, docId: filename, ...(options.meta ? { meta: options.meta } : {}) });
   }
 
   /** The leaves Milvus holds for a stored file name, by chunk id (read with a client of its own, strongly consistent). */

@@ -89,5 +89,7 @@ export function toLeafRow(leaf: StoredLeaf, dim: number, chunking: ChunkingVersi
     // Dynamic fields (the collection has enable_dynamic_field, spec §6.10): no schema change for older collections.
     ...(leaf.source === undefined ? {} : { source: leaf.source }),
     ...(leaf.embedding_model === undefined ? {} : { [FIELD.embeddingModel]: leaf.embedding_model }),
+    // issue 44 §1: every leaf ingested now carries its document's metadata ({} for none), so `kb stats` can tell.
+    ...(leaf.meta === undefined ? {} : { [FIELD.meta]: leaf.meta }),
   };
 }

@@ -26,6 +26,8 @@ export const FIELD = {
   context: 'context',
   /** A dynamic field: the embedding model that computed the row's dense vector (absent on rows written before it). */
   embeddingModel: 'embedding_model',
+  /** A dynamic field: the document's metadata, a JSON object of string lists (issue 44; absent on older rows). */
+  meta: 'meta',
 } as const;
 
 // spec §6.10: VARCHAR lengths. Milvus counts max_length in bytes of UTF-8, so inserts are checked in bytes.

@@ -36,6 +36,8 @@ export type DocumentsTable = {
   bytes: number;
   content_hash: string;
   ingested_at: string;
+  /** The document's metadata as JSON (issue 44 §1); NULL for documents registered before it. */
+  meta: string | null;
 };
 
 export type ParentChunksDatabase = { parent_chunks: ParentChunksTable; documents: DocumentsTable };
@@ -129,6 +131,12 @@ export function parentChunkMigrations(): Record<string, Migration> {
                  SUM(CASE WHEN chunk_level = 1 THEN 1 ELSE 0 END), SUM(CASE WHEN chunk_level = 2 THEN 1 ELSE 0 END), 0,
                  SUM(LENGTH(text)), '', CAST(MAX(updated_at) AS TEXT)
           FROM parent_chunks GROUP BY kb, file_path`.execute(db);
+      },
+    },
+    // Metadata on documents (issue 44 §1): a JSON object of lists of strings; NULL for documents registered before.
+    '0004_documents_meta': {
+      async up(db: Kysely<unknown>) {
+        await db.schema.alterTable('documents').addColumn('meta', 'text').execute();
       },
     },
   };
