@@ -137,8 +137,9 @@ export default tseslint.config(
           ...builtinPatterns,
           { group: ['fastify', 'fastify/*', '@fastify/*', '@temporalio/*', 'openai', '@zilliz/*', 'pg', 'better-sqlite3', 'kysely'],
             message: 'console/ runs in the browser and reaches the server over HTTP only.' },
-          // core/answer/citation-check-text imports types only: the CLI, MCP and the console say the same words (issue 43 §4).
-          { regex: '^(\\.\\./)+(?!core/schemas/[\\w-]+$|server/http/api-schemas$|core/answer/citation-check-text$)(core|server|client|cli|workflows|activities|workers|runtime)(/|$)',
+          // core/answer/citation-check-text and core/run/shown-status import types only: the CLI, MCP and the console
+          // say the same words (issue 43 §4, §6).
+          { regex: '^(\\.\\./)+(?!core/schemas/[\\w-]+$|server/http/api-schemas$|core/answer/citation-check-text$|core/run/shown-status$)(core|server|client|cli|workflows|activities|workers|runtime)(/|$)',
             message: 'console/ imports only the API contracts: core/schemas/* and server/http/api-schemas.' },
           // page-number imports nothing: how a chunk's page is shown is part of its contract, and the same everywhere.
           { group: ['../**/core/schemas/*', '!../**/core/schemas/page-number', '../**/server/http/api-schemas'], allowTypeImports: true,

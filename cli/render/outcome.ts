@@ -3,7 +3,7 @@ import { EXIT } from '../exit-codes';
 import { renderAnswer } from './answer';
 import { routePath } from './route-path';
 import { shownPage } from '../../core/schemas/page-number';
-import { shownStatus } from '../../core/run/run-closure';
+import { shownStatus } from '../../core/run/shown-status';
 
 export function exitCodeOf(outcome: RagOutcome): number {
   // A run that could not read the knowledge base completed, but its route says less than it seems (issue 14 §2).

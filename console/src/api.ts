@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { RagOutcome } from '../../core/schemas/run-io';
 import type { AnswerStreamMessage, StreamSource } from '../../core/schemas/answer-stream';
 import type { RunDetail } from '../../core/schemas/run-detail';
-import type { ApiError, KbList, RagStep as RagStepSchema, RunStarted, SessionTrace, SessionTurns } from '../../server/http/api-schemas';
+import type { ApiError, KbList, RagStep as RagStepSchema, RunCancellation, RunStarted, SessionTrace, SessionTurns } from '../../server/http/api-schemas';
 
 /*
  * Every data call of the console: the HTTP API of docs/API.md with the signed-in bearer token. Types come from the
@@ -14,6 +14,7 @@ export type RagStep = z.infer<typeof RagStepSchema>;
 export type SessionTraceView = z.infer<typeof SessionTrace>;
 export type KbListView = z.infer<typeof KbList>;
 export type RunStartedView = z.infer<typeof RunStarted>;
+export type RunCancellationView = z.infer<typeof RunCancellation>;
 export type SessionTurnsView = z.infer<typeof SessionTurns>;
 export type SessionTurn = SessionTurnsView['turns'][number];
 
@@ -57,5 +58,6 @@ export function createApi(token: string, onUnauthorized: () => void = () => unde
     ask: (question: string, where: { kb?: string; sessionId?: string } = {}) =>
       call<RunStartedView>('POST', '/api/runs', { question, wait: false, ...(where.kb ? { kb: where.kb } : {}), ...(where.sessionId ? { sessionId: where.sessionId } : {}) }),
     answer: (workflowId: string, answer: string) => call<RagOutcome>('POST', `/api/runs/${id(workflowId)}/answer`, { answer }),
+    cancel: (workflowId: string) => call<RunCancellationView>('POST', `/api/runs/${id(workflowId)}/cancel`),
   };
 }

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import type { RagOutcome } from '../schemas/run-io';
+import { CLOSURE_CODES } from './shown-status';
 
 /**
  * How Temporal closed a run from outside the run's own code (issue 43 §6): cancelled (`ragtime cancel`, the API, the
@@ -10,8 +11,6 @@ import type { RagOutcome } from '../schemas/run-io';
 export const RunClosure = z.object({ how: z.enum(['cancelled', 'terminated', 'timed_out']), reason: z.string().nullable() });
 export type RunClosure = z.infer<typeof RunClosure>;
 
-/** The error code an outcome carries for each closure (core/errors.ts). */
-export const CLOSURE_CODES = { cancelled: 'CANCELLED', terminated: 'TERMINATED', timed_out: 'TIMED_OUT' } as const;
 
 const WHAT: Record<RunClosure['how'], string> = {
   cancelled: 'the run was cancelled before it finished',
@@ -36,11 +35,4 @@ export function closedOutcome(outcome: RagOutcome, closure: RunClosure): RagOutc
     error: { type: CLOSURE_CODES[closure.how], message: closureMessage(closure) },
     answer_null_reason: outcome.answer === null && outcome.answer_null_reason === 'pending' ? 'run_failed' : outcome.answer_null_reason,
   };
-}
-
-const ENDED_BY = new Map<string, string>(Object.entries(CLOSURE_CODES).map(([how, code]) => [code, how]));
-
-/** The word a person reads for a run's status: "cancelled", "terminated" or "timed_out" for a run closed so, else its status. */
-export function shownStatus(outcome: Pick<RagOutcome, 'status' | 'error'>): string {
-  return (outcome.status === 'failed' && outcome.error && ENDED_BY.get(outcome.error.type)) || outcome.status;
 }

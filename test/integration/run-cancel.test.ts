@@ -1,59 +1,24 @@
 /**
  * Ending a run (issue 43 §6) on the real dev server: `ragtime cancel` (in process, as bin/ragtime.js runs it), the
  * HTTP route, and what `trace`, `runs`, `ask` and the API say of a run cancelled or terminated. The worker is the
- * HTTP harness' (test/support/http-harness.ts) with one change: a question with HOLD is graded by a call that holds
- * until its activity is cancelled, reading the activity's signal as a model adapter does (activities/activity-signal.ts),
- * and a question with SPLIT is planned as two such sub-questions (two child runs).
+ * HTTP harness' with model calls that hold until their activity is cancelled (test/support/held-models.ts): HOLD
+ * questions are graded by such a call, SPLIT questions are planned as two HOLD sub-questions (two child runs).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Context } from '@temporalio/activity';
 import type { FastifyInstance } from 'fastify';
-import { activitySignal } from '../../activities/activity-signal';
-import type { ChatModels } from '../../activities/ports';
 import { RunCancellation } from '../../core/schemas/run-cancellation';
 import { RunView } from '../../server/http/api-schemas';
 import { runRagtimeInProcess } from '../support/cli-run';
 import { closedStatus } from '../support/closed-status';
 import { TEST_CODEC_KEY_1 } from '../support/codec-keys';
-import { bearer, clarifyQuestion, httpModels, openHttpHarness, type HttpHarness } from '../support/http-harness';
-import { grade, plannerResult } from '../support/scenario';
+import { HOLD, SPLIT, heldModels } from '../support/held-models';
+import { bearer, clarifyQuestion, openHttpHarness, type HttpHarness } from '../support/http-harness';
 import { pollUntil, services } from '../support/services';
 import { sessionId } from '../workflows/harness';
 
-const HOLD = '挂住';
-const SPLIT = '比较'; // a complex marker (spec §4.2.1): the planner is asked
-
-/** A held model call: the run, when it started, and when its activity's signal aborted it. */
-type HeldCall = { workflowId: string; question: string; startedAt: number; abortedAt: number | null };
-const held: HeldCall[] = [];
-
-const models: ChatModels = {
-  ...httpModels,
-  async planComplexity(question, report) {
-    if (!question.includes(SPLIT)) return httpModels.planComplexity(question, report);
-    const tag = question.replace(SPLIT, '');
-    return plannerResult('complex', 'cancel test', [`${HOLD}${tag}甲是什么属性？`, `${HOLD}${tag}乙是什么属性？`]);
-  },
-  async gradeEvidence(question, context, evidence, report, options) {
-    if (!question.includes(HOLD)) return httpModels.gradeEvidence(question, context, evidence, report, options);
-    const signal = activitySignal();
-    if (!signal) throw new Error('a model call inside an activity has no cancellation signal');
-    const call: HeldCall = { workflowId: Context.current().info.workflowExecution?.workflowId ?? '', question, startedAt: Date.now(), abortedAt: null };
-    held.push(call);
-    // Held until the activity is cancelled (at most a minute): the call a cancelled run must end.
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(resolve, 60_000);
-      signal.addEventListener('abort', () => {
-        clearTimeout(timer);
-        call.abortedAt = Date.now();
-        reject(signal.reason instanceof Error ? signal.reason : new Error(String(signal.reason)));
-      }, { once: true });
-    });
-    return grade('strong', 'sufficient', 'none', 'answer', 0.95);
-  },
-};
+const { models, held } = heldModels();
 
 let harness: HttpHarness;
 let app: FastifyInstance;

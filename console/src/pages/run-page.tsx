@@ -3,7 +3,9 @@ import type { Api, RagOutcome, RagStep, RunDetail } from '../api';
 import { followProgress } from '../follow-progress';
 import { hrefOf } from '../route';
 import { useLoad } from '../use-load';
+import { shownStatus } from '../../../core/run/shown-status';
 import { AnswerView } from '../parts/answer-view';
+import { CancelButton } from '../parts/cancel-button';
 import { ErrorLine } from '../parts/error-line';
 import { HitlForm } from '../parts/hitl-form';
 import { ProgressList } from '../parts/progress-list';
@@ -72,12 +74,13 @@ export function RunPage({ api, workflowId }: { api: Api; workflowId: string }) {
         <h1 lang="zh-CN">{asked ?? workflowId}</h1>
         {refined && <p className="refined" lang="zh-CN">q*: {refined}</p>}
         <p className="meta">
-          <StatusBadge status={outcome.status} /> route <strong>{outcome.route ?? '—'}</strong> · {formatMs(detail.durationMs)} · session{' '}
+          <StatusBadge status={shownStatus(outcome)} /> route <strong>{outcome.route ?? '—'}</strong> · {formatMs(detail.durationMs)} · session{' '}
           <a href={hrefOf.session(outcome.sessionId)}>{outcome.sessionId}</a>{outcome.kb ? ` · kb ${outcome.kb}` : ''} · <code>{workflowId}</code>
           {detail.temporalUiUrl && <> · <a href={detail.temporalUiUrl} target="_blank" rel="noreferrer noopener">open in Temporal UI</a></>}
         </p>
         {outcome.degraded && <p className="error">degraded: {outcome.degraded.component} — {outcome.degraded.reason}</p>}
         {outcome.error && <p className="error">{outcome.error.type}: {outcome.error.message}</p>}
+        {(outcome.status === 'running' || outcome.status === 'awaiting_input') && <CancelButton api={api} workflowId={workflowId} onCancelled={() => loaded.reload()} />}
       </header>
       <ErrorLine error={loaded.error ?? streamError} />
       {outcome.status === 'awaiting_input' && <HitlForm api={api} workflowId={workflowId} hitl={outcome.hitl} onAnswered={onAnswered} />}

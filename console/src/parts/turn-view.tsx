@@ -1,3 +1,4 @@
+import { shownStatus } from '../../../core/run/shown-status';
 import type { ShownTurn } from '../load-conversation';
 import { hrefOf } from '../route';
 import { AnswerView } from './answer-view';
@@ -38,7 +39,7 @@ export function TurnView({ turn, number }: { turn: ShownTurn; number: number }) 
       <div className="bubble reply">
         <TurnAnswer turn={turn} scope={`turn-${number}-`} />
         <p className="turn-meta">
-          {turn.outcome && <StatusBadge status={turn.outcome.status} />} {route ? `route ${route} · ` : ''}
+          {turn.outcome && <StatusBadge status={shownStatus(turn.outcome)} />} {route ? `route ${route} · ` : ''}
           <a href={hrefOf.run(turn.workflowId)}>run details</a>
         </p>
       </div>

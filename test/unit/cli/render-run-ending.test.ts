@@ -1,6 +1,7 @@
 import { renderCancellation } from '../../../cli/render/cancellation';
 import { renderOutcome } from '../../../cli/render/outcome';
-import { closedOutcome, shownStatus } from '../../../core/run/run-closure';
+import { closedOutcome } from '../../../core/run/run-closure';
+import { shownStatus } from '../../../core/run/shown-status';
 import type { RagOutcome } from '../../../core/schemas/run-io';
 
 /* Ending a run (issue 43 §6): what `ragtime cancel` prints, and how a run closed from outside heads its outcome. */
