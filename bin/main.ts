@@ -46,6 +46,7 @@ const host: CliHost = {
       documents: { list: (kb) => knowledge.documents.list(kb) },
       open: (kb) => knowledge.open(kb),
       removeDocument: (kb, docId) => knowledge.removeDocument(kb, docId),
+      changeDocumentMeta: (kb, docId, change) => knowledge.changeDocumentMeta(kb, docId, change),
       close: () => adapters.close(),
     };
   },

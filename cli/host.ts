@@ -1,3 +1,4 @@
+import type { DocumentMeta } from '../core/knowledge/document-meta';
 import type { SessionEraserDeps } from '../client/erase-session';
 import type { TenantEraserDeps } from '../client/erase-tenant';
 import type { AnswerStreamReader } from '../client/follow-answer';
@@ -21,6 +22,8 @@ export type KnowledgeAdmin = {
   documents: { list(kb: string): Promise<DocumentRecord[]> };
   open(kb: string): Promise<unknown>;
   removeDocument(kb: string, docId: string): Promise<DocumentRecord>;
+  /** `docs meta set|rm` (issue 44 §1): the metadata changed on the leaves and the record, nothing embedded. */
+  changeDocumentMeta?(kb: string, docId: string, change: (meta: DocumentMeta) => DocumentMeta): Promise<DocumentRecord>;
   close(): Promise<void>;
 };
 

@@ -2,6 +2,7 @@ import { createInterface } from 'node:readline/promises';
 import type { Command } from 'commander';
 import { RagError } from '../../core/errors';
 import { CHUNKING_VERSION, type ChunkingVersion, PLAIN_CHUNKING } from '../../core/ingest/leaf-context';
+import { type DocumentMeta, MetaKey, parseKeyValues } from '../../core/knowledge/document-meta';
 import type { DocumentRecord, KbStats } from '../../core/knowledge/knowledge-base';
 import type { CliContext } from '../context';
 import type { KnowledgeAdmin } from '../host';
@@ -30,7 +31,21 @@ function statsLines(stats: KbStats): string {
     `  bytes       ${stats.bytes} (UTF-8 text of its chunks)`,
     `  last ingest ${stats.last_ingest ?? '-'}`,
     ...(stats.chunking === undefined ? [] : [`  chunking    ${chunkingLine(stats.chunking)}`]),
+    ...(stats.metadata === undefined ? [] : [`  metadata    ${METADATA_LINES[stats.metadata]}`]),
   ].join('\n');
+}
+
+/** issue 44: whether the leaves carry metadata, and what filters do on those that do not. */
+const METADATA_LINES = {
+  all: 'every leaf carries its document\'s metadata (filters apply)',
+  some: 'some leaves carry metadata; documents ingested before it match only doc_id filters until ingested again',
+  none: 'no leaf carries metadata (ingested before it): filters other than doc_id match nothing until documents are ingested again',
+} as const;
+
+/** A document's metadata in one cell: `key=a,b key2=c`. */
+function metaCell(record: DocumentRecord): string {
+  const entries = Object.entries(record.meta ?? {});
+  return entries.length === 0 ? '-' : entries.map(([key, values]) => `${key}=${values.join(',')}`).join(' ');
 }
 
 /** issue 42 §1: which leaves the knowledge base has, and for an older one how it gets the new ones. */
@@ -42,8 +57,8 @@ function chunkingLine(chunking: ChunkingVersion): string {
 function documentRows(records: DocumentRecord[]): string {
   if (records.length === 0) return '(no documents)';
   return textTable([
-    ['id', 'source', 'pages', 'chunks L1/L2/L3', 'ingested at', 'sha256'],
-    ...records.map((r) => [r.doc_id, r.source || '-', String(r.pages), `${r.l1}/${r.l2}/${r.l3}`, r.ingested_at, r.content_hash ? r.content_hash.slice(0, 12) : '-']),
+    ['id', 'source', 'pages', 'chunks L1/L2/L3', 'ingested at', 'sha256', 'meta'],
+    ...records.map((r) => [r.doc_id, r.source || '-', String(r.pages), `${r.l1}/${r.l2}/${r.l3}`, r.ingested_at, r.content_hash ? r.content_hash.slice(0, 12) : '-', metaCell(r)]),
   ]);
 }
 
@@ -153,4 +168,42 @@ export function registerKnowledgeBaseCommands(program: Command, context: CliCont
         console.log(`removed document ${removed.doc_id} from ${name} (${removed.l1 + removed.l2} parents, ${removed.l3} leaves; read from ${removed.source || 'an unknown source'})`);
       }),
     );
+  registerDocsMeta(docs, context);
+}
+
+/** `ragtime docs meta <id> set key=value… | rm key…` (issue 44 §1): nothing is embedded again. */
+function registerDocsMeta(docs: Command, context: CliContext): void {
+  docs
+    .command('meta')
+    .description('change a document\'s metadata without embedding again: set key=value (key=a,b for several), or rm key')
+    .argument('<id>', 'the document id (`ragtime docs list` shows them)')
+    .argument('<action>', 'set or rm')
+    .argument('<items...>', 'set: key=value …; rm: key …')
+    .option('--kb <name>', 'knowledge base (default RAGTIME_KB)')
+    .action(async (id: string, action: string, items: string[], flags: { kb?: string }) => {
+      // Bad input exits 2 before any connection.
+      const change = metaChange(action, items);
+      await withKnowledge(context, async (admin) => {
+        const name = context.kbOf(flags.kb);
+        if (!admin.changeDocumentMeta) throw new RagError('INVALID_CONFIG', 'this build cannot change document metadata');
+        const record = await admin.changeDocumentMeta(name, id, change);
+        console.log(`metadata of ${record.doc_id} in ${name}: ${metaCell(record)} (${record.l3} leaves updated, nothing embedded)`);
+      });
+    });
+}
+
+function metaChange(action: string, items: readonly string[]): (meta: DocumentMeta) => DocumentMeta {
+  if (action === 'set') {
+    const set = parseKeyValues(items, 'docs meta set');
+    return (meta) => ({ ...meta, ...set });
+  }
+  if (action === 'rm') {
+    const keys = items.map((item) => {
+      const key = MetaKey.safeParse(item);
+      if (!key.success) throw new RagError('INVALID_INPUT', `docs meta rm ${JSON.stringify(item)}: ${key.error.issues[0]?.message ?? 'invalid key'}`);
+      return key.data;
+    });
+    return (meta) => Object.fromEntries(Object.entries(meta).filter(([key]) => !keys.includes(key)));
+  }
+  throw new RagError('INVALID_INPUT', `docs meta: unknown action ${JSON.stringify(action)}; use set key=value or rm key`);
 }
