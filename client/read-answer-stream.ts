@@ -24,6 +24,11 @@ export type PushedSinceRead = {
    * record follows); the fallback poll asks, in case a push of a new generation was lost.
    */
   trustPushes?: boolean;
+  /**
+   * The run's history has not grown since the read that last asked it (client/run-mark.ts, issue 47 §3): it shows the
+   * same generation, so it is not asked, whatever the pushes said.
+   */
+  runUnchanged?: boolean;
 };
 
 /** Collects pushes between reads: call `push` from onAppend, `take` at each read; `written`: a push waits (its generation). */
@@ -63,9 +68,9 @@ export async function readAnswerStream(
    * What was pushed since the last read: a push of the generation already shown needs no question to the run, and
    * when it carried its events, no read of the store either.
    */
-  { written, events: pushed, trustPushes = false }: PushedSinceRead = {},
+  { written, events: pushed, trustPushes = false, runUnchanged = false }: PushedSinceRead = {},
 ): Promise<boolean> {
-  const known = written !== undefined ? view.reading?.generation === written : trustPushes && reader.onAppend !== undefined;
+  const known = runUnchanged || (written !== undefined ? view.reading?.generation === written : trustPushes && reader.onAppend !== undefined);
   if (known && written !== undefined && pushed) {
     const messages = view.takeContinuing(pushed);
     if (messages) {

@@ -23,7 +23,7 @@ import type { HttpServerOptions, RouteDeps } from './server-deps';
 
 export type { HttpLimits, HttpServerOptions } from './server-deps';
 
-const DEFAULTS = { codecBodyLimitBytes: CODEC_BODY_LIMIT_BYTES, progressPollMs: 500, heartbeatMs: 15_000, askWaitMs: 30_000 };
+const DEFAULTS = { codecBodyLimitBytes: CODEC_BODY_LIMIT_BYTES, progressPollMs: 500, progressAskOnChange: true, heartbeatMs: 15_000, askWaitMs: 30_000 };
 // Fastify's default of 100 would turn a long id into a bare 404; a larger bound lets zod explain the real limit.
 const MAX_PARAM_LENGTH = 1024;
 

@@ -16,6 +16,11 @@ export type HttpLimits = {
   codecBodyLimitBytes?: number;
   /** How often the progress stream asks the run for new steps. Default 500 ms. */
   progressPollMs?: number;
+  /**
+   * The progress stream asks the run only when its history grew since it last asked (a describe first, issue 47 §3).
+   * Default true; false asks at every poll, as before (bench/sse-progress.ts compares the two).
+   */
+  progressAskOnChange?: boolean;
   /** How often the progress stream sends a heartbeat comment, so proxies keep the connection. Default 15 s. */
   heartbeatMs?: number;
   /**

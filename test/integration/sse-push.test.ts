@@ -9,7 +9,8 @@ import { services } from '../support/services';
 /*
  * Issue 36 §2–§3: the progress stream (SSE) on PostgreSQL is woken by each append of the answer's text, and sends it
  * at once; it asks the run for a snapshot (outcome and steps) once per poll interval, not once per append. Before,
- * every pushed batch of text also cost two queries through the worker.
+ * every pushed batch of text also cost two queries through the worker. Issue 47 §3: it asks the run only when the
+ * run's history grew (a describe, the server alone), not at every poll.
  */
 
 const PIECES = 30;
@@ -65,4 +66,41 @@ test('a pushed answer is sent as it is written, and the run is asked once per po
   } finally {
     await app.close();
   }
+}, 60_000);
+
+test('issue 47 §3: the progress stream asks the run only when its history grew, not at every poll', async () => {
+  const asked = { before: 0, after: 0 };
+  const counting = (key: keyof typeof asked) =>
+    new Proxy(harness.rag, {
+      get(target, property, receiver) {
+        if (property === 'getProgress') {
+          return (...args: Parameters<RagClient['getProgress']>) => {
+            asked[key] += 1;
+            return target.getProgress(...args);
+          };
+        }
+        const value: unknown = Reflect.get(target, property, receiver);
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+  const follow = async (key: keyof typeof asked) => {
+    const app = harness.server({ rag: counting(key), limits: { bodyLimitBytes: 64 * 1024, progressPollMs: 100, heartbeatMs: 5_000, progressAskOnChange: key === 'after' } });
+    try {
+      const started = await app.inject({ method: 'POST', url: '/api/runs', headers: bearer('acme'), payload: { question: simpleQuestion('多段'), sessionId: sessionId(), wait: false } });
+      const { workflowId } = RunStarted.parse(JSON.parse(started.body));
+      const response = await app.inject({ method: 'GET', url: `/api/runs/${workflowId}/progress`, headers: bearer('acme') });
+      const events = response.body.split('\n\n').filter((block) => block.startsWith('event: '));
+      expect(events.at(-1)).toMatch(/^event: outcome/);
+      return events.filter((block) => block.startsWith('event: step')).length;
+    } finally {
+      await app.close();
+    }
+  };
+  const stepsBefore = await follow('before');
+  const stepsAfter = await follow('after');
+  console.log(`snapshots per run at a 100 ms poll over a ${(PIECES * PIECE_MS) / 1000} s answer: ${asked.before} asking at every poll, ${asked.after} asking when the history grew`);
+  // The same steps reach the listener; the run is asked once per change of its history (a handful of workflow
+  // tasks), not once per poll (~25 over the answer alone).
+  expect(stepsAfter).toBe(stepsBefore);
+  expect(asked.after).toBeLessThan(asked.before / 2);
 }, 60_000);

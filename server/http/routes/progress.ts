@@ -10,6 +10,8 @@ import { isRagError } from '../../../core/errors';
 import { readAnswerStream } from '../../../client/follow-answer';
 import { pushCollector } from '../../../client/read-answer-stream';
 import type { RagClient } from '../../../client/rag-client';
+import { runMark } from '../../../client/run-mark';
+import { SUB_QUESTION_QUEUED_ICON } from '../../../core/progress/step-messages';
 import { ApiError, RunParams } from '../api-schemas';
 import { findOwnedRun } from '../run-access';
 import type { RouteDeps } from '../server-deps';
@@ -22,6 +24,12 @@ type Snapshot = { outcome: RagOutcome; steps: RagStep[] };
 
 /** Polls in a row that may fail before the stream reports the failure (a few seconds at the default 500 ms). */
 const MAX_POLL_FAILURES = 5;
+
+/**
+ * Sub-questions that run without having reported: the steps merge the children's live ones, which the parent's
+ * history does not show (client/rag-client.ts getProgress), so only asking them says whether they moved.
+ */
+const childrenLive = (steps: readonly RagStep[]) => steps.some((step) => step.icon === SUB_QUESTION_QUEUED_ICON) && !steps.some((step) => step.group !== undefined);
 
 /**
  * The outcome first, then the steps: once the outcome has settled, the steps read after it are complete. Only the
@@ -61,6 +69,11 @@ export const progressRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { ra
   }, async (request, reply) => {
     const { workflowId } = request.params;
     await findOwnedRun(rag, tenants, request.tenant, workflowId);
+    // Issue 47 §3: the run is asked (outcome, steps, the answer's generation: three queries through a worker) only
+    // when its history grew since it was last asked; a describe (the server alone) says whether it did. Taken before
+    // each snapshot, so that a change after it shows at the next wake.
+    const askOnChange = limits.progressAskOnChange;
+    let mark = askOnChange ? await runMark(rag, workflowId) : null;
     // The first poll happens before the stream opens, so its failures are ordinary HTTP errors (404, 503).
     let current = await snapshot(rag, workflowId);
     const lastSeen = request.headers['last-event-id'];
@@ -114,11 +127,22 @@ export const progressRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { ra
       pushes.push(generation, events);
       wake();
     });
-    /** `last`: the read after the run settled trusts the pushes (client/read-answer-stream.ts); the record follows. */
-    const readAnswer = async (last = false): Promise<AnswerStreamMessage[]> => {
+    /**
+     * `last`: the read after the run settled trusts the pushes (client/read-answer-stream.ts); the record follows.
+     * `runUnchanged`: the run's history has not grown since it was asked, so it shows the same generation.
+     */
+    const readAnswer = async (last = false, runUnchanged = false): Promise<AnswerStreamMessage[]> => {
       const read: AnswerStreamMessage[] = [];
-      if (answerStream) await readAnswerStream(answer, rag, workflowId, answerStream, (messages) => read.push(...messages), { ...pushes.take(), trustPushes: last });
+      if (answerStream) await readAnswerStream(answer, rag, workflowId, answerStream, (messages) => read.push(...messages), { ...pushes.take(), trustPushes: last, runUnchanged });
       return read;
+    };
+    /** Whether the run may have changed since it was last asked (then `mark` is the new one). */
+    const changed = async (): Promise<boolean> => {
+      if (!askOnChange || childrenLive(current.steps)) return true;
+      const now = await runMark(rag, workflowId);
+      if (now !== null && now === mark) return false;
+      mark = now;
+      return true;
     };
 
     // Issue 33 §3: the answer is read before the snapshot and sent after its steps. The run names the generation it
@@ -147,8 +171,12 @@ export const progressRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { ra
             sendAnswer(await readAnswer());
             continue;
           }
-          held = await readAnswer();
           snapshotAt = Date.now();
+          if (!(await changed())) {
+            held = await readAnswer(false, true);
+            continue;
+          }
+          held = await readAnswer();
           const next = await nextSnapshot();
           if (next === null) return;
           current = next;

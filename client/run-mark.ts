@@ -1,0 +1,21 @@
+import type { RagClient } from './rag-client';
+
+/**
+ * How far a run has got, read from the server alone (a describe: no worker, unlike a query): its status and the
+ * length of its history. Whatever a query of the run answers (its outcome, steps, the answer generation it shows)
+ * changes only with a workflow task, which grows the history; so while the mark stays, asking again tells nothing
+ * new (issue 47 §3). A sub-question's live steps are the child's: a parent's mark does not see them. Null when the
+ * server could not be asked (ask the run instead).
+ *
+ * @example
+ * const before = await runMark(rag, workflowId);
+ * // …later: ask the run only if (await runMark(rag, workflowId)) !== before
+ */
+export async function runMark(rag: Pick<RagClient, 'temporal'>, workflowId: string): Promise<string | null> {
+  try {
+    const description = await rag.temporal.workflow.getHandle(workflowId).describe();
+    return `${description.status.name}:${description.historyLength}`;
+  } catch {
+    return null;
+  }
+}
