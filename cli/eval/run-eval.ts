@@ -126,6 +126,7 @@ async function askOne(rag: RagClient, question: GoldenQuestion, options: EvalOpt
     route: outcome.route,
     retrievalStatus: outcome.retrieval_status,
     answer: outcome.answer,
+    trace: outcome.rag_trace,
     retrievals: record.retrievals,
     modelCalls: modelCallsOf(record),
     latencyMs,

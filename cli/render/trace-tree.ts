@@ -24,10 +24,20 @@ function body(trace: RagSubTrace, indent: string): string[] {
   return lines;
 }
 
+/** "intent greeting (rules, confidence 0.95, greeting:你好) → needs_retrieval false: answered without retrieval". */
+function intentLine(trace: RagTrace): string {
+  const intent = trace.intent;
+  const why = intent ? `${intent.intent} (${intent.decided_by}, confidence ${intent.confidence}${intent.rule ? `, ${intent.rule}` : ''})` : '-';
+  const retrieval = trace.needs_retrieval === false ? 'needs_retrieval false: answered without retrieval' : 'needs_retrieval true';
+  return `intent ${why} → ${retrieval}`;
+}
+
 /** A readable tree of a normalized trace: route path, grades, retrieval meta, sub-questions. */
 export function renderTraceTree(trace: RagTrace | null): string {
   if (!trace) return '(no trace yet)';
-  const lines = ['rag trace', ...body(trace, '  ')];
+  // Issue 44 §5: a run answered without retrieval has no retrieval or grade to show, only why.
+  if (trace.needs_retrieval === false) return ['rag trace', `  query: ${trace.query ?? '-'}`, `  ${intentLine(trace)}`].join('\n');
+  const lines = ['rag trace', ...(trace.intent ? [`  ${intentLine(trace)}`] : []), ...body(trace, '  ')];
   (trace.sub_traces ?? []).forEach((sub, i) => {
     lines.push(`  sub-question ${i + 1}: ${trace.sub_questions?.[i] ?? sub.query ?? ''}`);
     lines.push(...body(sub, '    '));

@@ -2,6 +2,8 @@ import { CITATION_MARKER } from '../answer/sentences';
 import { normalizeForMatch } from '../answer/verify-answer';
 import type { RagAnswer, VerificationStatus } from '../schemas/answer';
 import type { ConversationRecord } from '../schemas/conversation';
+import type { Intent } from '../schemas/intent';
+import type { RagTrace } from '../schemas/rag-trace';
 import type { Route } from '../schemas/graph-values';
 import type { Chunk } from '../schemas/retrieved-chunk';
 import type { RetrievalResult } from '../trace/writers';
@@ -27,6 +29,8 @@ export type RunFacts = {
   modelCalls: number;
   latencyMs: number;
   error: { type: string; message: string } | null;
+  /** The run's trace's intent fields (issue 44 §5); absent or null: a knowledge query that needed retrieval. */
+  trace?: Pick<RagTrace, 'intent' | 'needs_retrieval'> | null;
   /** A follow-up's (issue 25 §3): how the run read it, and the same question's own retrieval asked without the turns. */
   followUp?: { conversation: ConversationRecord | null; retrievalsWithout: Array<{ purpose: string; result: RetrievalResult }> };
 };
@@ -67,6 +71,10 @@ export type QuestionResult = {
   error: string | null;
   /** For a question the run got wrong: the first layer that lost it. */
   attribution: Attribution | null;
+  /** The question's intent as the run decided it (issue 44 §5): knowledge_query unless its trace says otherwise. */
+  intent: Intent;
+  /** False when the run answered without retrieval (a greeting, a thanks, a question about the conversation). */
+  needs_retrieval: boolean;
   /** Only for questions with `turns` (a dialogue's follow-up). */
   follow_up?: FollowUpResult;
 };
@@ -127,6 +135,8 @@ export function evaluateQuestion(question: GoldenQuestion, run: RunFacts): Quest
     latency_ms: run.latencyMs,
     error: run.error ? `${run.error.type}: ${run.error.message}` : null,
     attribution: null,
+    intent: run.trace?.intent?.intent ?? 'knowledge_query',
+    needs_retrieval: run.trace?.needs_retrieval ?? true,
   };
   result.attribution = attributeMiss(question, result, last);
   if (question.turns && run.followUp) {

@@ -30,6 +30,14 @@ function followUpLines(report: EvalReport): string[][][] {
   ]];
 }
 
+/** Issue 44 §5: "2 (1 / 1 / 0)"; reports written before intents were counted say "-". */
+const withoutRetrieval = (s: EvalReport['summary']): string => {
+  const intents = s.intents as EvalReport['summary']['intents'] | undefined;
+  if (!intents) return '-';
+  const { greeting, thanks, conversation_meta } = intents.counts;
+  return `${intents.without_retrieval} (${greeting} / ${thanks} / ${conversation_meta})`;
+};
+
 export function renderMarkdown(report: EvalReport, comparison?: Comparison): string {
   const s = report.summary;
   const misses = report.questions.filter((r) => !isRight(r));
@@ -67,6 +75,7 @@ export function renderMarkdown(report: EvalReport, comparison?: Comparison): str
       ['citations verified', pct(s.answers.verified)],
       ['model calls (mean per question)', s.model_calls.mean.toFixed(2)],
       ['latency p50 / p95', `${s.latency_ms.p50} / ${s.latency_ms.p95} ms`],
+      ['answered without retrieval (greeting / thanks / conversation)', withoutRetrieval(s)],
     ]),
     '',
     '## Where questions were lost (first layer)',
@@ -156,7 +165,7 @@ ${table(confusionRows(report))}
 ${table([['list', 'hit@1', 'hit@5', 'MRR@10'], ...(['dense', 'bm25', 'fused', 'final'] as const).map((list) => [list, pct(s.retrieval[list].hit1), pct(s.retrieval[list].hit5), pct(s.retrieval[list].mrr10)])])}
 ${followUpLines(report).map((rows) => `<h2>Follow-up questions</h2>${table(rows)}`).join('')}
 <h2>Answers and cost</h2>
-${table([['measure', 'value'], ['answered', String(s.answers.answered)], ['answer holds a gold span', pct(s.answers.contains_gold)], ['citations verified', pct(s.answers.verified)], ['model calls per question', s.model_calls.mean.toFixed(2)], ['latency p50 / p95', `${s.latency_ms.p50} / ${s.latency_ms.p95} ms`]])}
+${table([['measure', 'value'], ['answered', String(s.answers.answered)], ['answer holds a gold span', pct(s.answers.contains_gold)], ['citations verified', pct(s.answers.verified)], ['model calls per question', s.model_calls.mean.toFixed(2)], ['latency p50 / p95', `${s.latency_ms.p50} / ${s.latency_ms.p95} ms`], ['answered without retrieval', withoutRetrieval(s)]])}
 ${comparison ? `<h2>Compared with the previous report</h2><p>${comparison.regressions.length} regression(s), ${comparison.improvements.length} improvement(s)</p>${table([['question', 'before', 'after', 'change'], ...comparison.regressions.map((r) => [r.id, r.before ?? '-', r.after ?? '-', 'regression']), ...comparison.improvements.map((r) => [r.id, r.before ?? '-', r.after ?? '-', 'improvement'])])}` : ''}
 <h2>Misses (${misses.length})</h2>
 ${misses.length === 0 ? '<p>(none)</p>' : table(missRows, true)}

@@ -1,4 +1,5 @@
 import type { Route } from '../schemas/graph-values';
+import { Intent } from '../schemas/intent';
 import { ATTRIBUTION_LAYERS, type AttributionLayer } from './attribution';
 import type { QuestionResult, Ranks } from './evaluate-question';
 
@@ -37,6 +38,8 @@ export type EvalSummary = {
     verified: number | null;
   };
   model_calls: { total: number; mean: number };
+  /** Issue 44 §5: questions by the intent their runs decided, and how many were answered without retrieval. */
+  intents: { counts: Record<Intent, number>; without_retrieval: number };
   latency_ms: { p50: number; p95: number };
   /** Questions lost at each layer. */
   attribution: Record<AttributionLayer, number>;
@@ -113,6 +116,10 @@ export function summarize(results: readonly QuestionResult[]): EvalSummary {
       verified: verified.length === 0 ? null : share(verified.filter((r) => r.verification === 'verified').length, verified.length),
     },
     model_calls: { total: calls, mean: share(calls, results.length) },
+    intents: {
+      counts: Object.fromEntries(Intent.options.map((intent) => [intent, results.filter((r) => r.intent === intent).length])) as Record<Intent, number>,
+      without_retrieval: results.filter((r) => r.needs_retrieval === false).length,
+    },
     latency_ms: { p50: percentile(results.map((r) => r.latency_ms), 50), p95: percentile(results.map((r) => r.latency_ms), 95) },
     attribution,
     funnel: [

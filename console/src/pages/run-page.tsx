@@ -84,7 +84,16 @@ export function RunPage({ api, workflowId }: { api: Api; workflowId: string }) {
       </header>
       <ErrorLine error={loaded.error ?? streamError} />
       {outcome.status === 'awaiting_input' && <HitlForm api={api} workflowId={workflowId} hitl={outcome.hitl} onAnswered={onAnswered} />}
-      <section aria-labelledby="progress-h"><h2 id="progress-h">Progress</h2><ProgressList steps={steps} live={live} /></section>
+      <section aria-labelledby="progress-h">
+        <h2 id="progress-h">Progress</h2>
+        {/* Issue 44 §5: a run answered without retrieval says why (its trace's intent and needs_retrieval). */}
+        {detail.trace?.intent && (
+          <p className="meta intent">
+            intent <strong>{detail.trace.intent.intent}</strong> ({detail.trace.intent.decided_by}) · needs retrieval <strong>{detail.trace.needs_retrieval === false ? 'no' : 'yes'}</strong>
+          </p>
+        )}
+        <ProgressList steps={steps} live={live} />
+      </section>
       <section aria-labelledby="answer-h"><h2 id="answer-h">Answer</h2><AnswerView outcome={outcome} /></section>
       <section aria-labelledby="path-h"><h2 id="path-h">Route path</h2><RouteGraph path={detail.path} /></section>
       <section aria-labelledby="grades-h"><h2 id="grades-h">Grades</h2><GradesTable grades={detail.grades} /></section>

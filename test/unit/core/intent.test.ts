@@ -1,3 +1,7 @@
+import { evaluateQuestion, type RunFacts } from '../../../core/eval/evaluate-question';
+import type { GoldenQuestion } from '../../../core/eval/golden-set';
+import { renderMarkdown } from '../../../core/eval/render-report';
+import { buildReport } from '../../../core/eval/report';
 import { classifyIntent } from '../../../core/intent/classify-intent';
 import { decideAfterModelFailure, decideByModel, decideByRules, intentTraceFragment, replyAnswer } from '../../../core/intent/decide-intent';
 import { rulesReply, type EarlierTurn } from '../../../core/intent/rules-reply';
@@ -152,5 +156,38 @@ describe('the decision, its trace and its answer', () => {
     expect(prompt).toContain('看起来是关于本次对话本身的问题');
     expect(prompt).toContain('[2] 问：Does it support WPA3?\n    答：（未回答）');
     expect(prompt.endsWith('用户的最新消息：我刚才问了什么？')).toBe(true);
+  });
+});
+
+describe('ragtime eval counts intents (issue 44 §5)', () => {
+  const facts = (trace: RunFacts['trace']): RunFacts => ({
+    workflowId: 'w',
+    status: 'completed',
+    route: 'answer',
+    retrievalStatus: null,
+    answer: null,
+    retrievals: [],
+    modelCalls: 0,
+    latencyMs: 1,
+    error: null,
+    trace,
+  });
+  const ask = (id: string, question: string): GoldenQuestion => ({ id, question, answerable: true, gold_doc_ids: [], gold_answers: [], expected_route: 'answer' });
+  const greetingTrace = normalizeRagTrace(intentTraceFragment(decideByRules(classifyIntent('你好', first), [], 1), '你好').fields);
+
+  test('a run answered without retrieval counts by its intent; a trace without intent fields is a knowledge query', () => {
+    const results = [
+      evaluateQuestion(ask('hello', '你好'), facts(greetingTrace)),
+      evaluateQuestion(ask('real', 'Hi-Fi 音箱多少钱?'), facts({})),
+      evaluateQuestion(ask('old', 'X 是什么？'), { ...facts(null), trace: undefined }),
+    ];
+    expect(results.map((r) => [r.id, r.intent, r.needs_retrieval])).toEqual([
+      ['hello', 'greeting', false],
+      ['real', 'knowledge_query', true],
+      ['old', 'knowledge_query', true],
+    ]);
+    const report = buildReport({ set: 's', kb: 'k', provider: 'p', createdAt: 'now', results });
+    expect(report.summary.intents).toEqual({ counts: { greeting: 1, thanks: 0, conversation_meta: 0, knowledge_query: 2 }, without_retrieval: 1 });
+    expect(renderMarkdown(report)).toContain('| answered without retrieval (greeting / thanks / conversation) | 1 (1 / 0 / 0) |');
   });
 });
