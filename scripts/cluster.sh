@@ -4,7 +4,7 @@
 # nothing with it (own ports, data dir and PostgreSQL instance). ragtime talks to it by its address only:
 #   TEMPORAL_ADDRESS=127.0.0.1:$CLUSTER_TEMPORAL_PORT node bin/ragtime.js worker
 #
-# Usage: scripts/cluster.sh up | down [frontend|history|matching|worker|postgres ...] | status | build
+# Usage: scripts/cluster.sh up | down [frontend|history|matching|worker|postgres|ui|codec ...] | status | build
 #
 # up      1. builds temporal-server and temporal-sql-tool (go.temporal.io/server at CLUSTER_TEMPORAL_VERSION, from the
 #            Go module proxy) into CLUSTER_BIN_DIR, once: a binary that reports that version is reused;
@@ -15,10 +15,14 @@
 #         4. starts frontend, history, matching and worker, each its own process, with scripts/cluster/temporal.yaml;
 #         5. registers the namespace CLUSTER_NAMESPACE and ragtime's search attributes (the same list as the dev
 #            server's, read from scripts/services.sh).
+#         6. builds temporal-ui-server once (CLUSTER_UI_BIN_DIR) and starts the Temporal Web UI on CLUSTER_UI_PORT with
+#            ragtime's codec server on CLUSTER_CODEC_PORT, so encrypted payloads read decoded (scripts/cluster/web-ui.sh).
 #         Idempotent: what runs and answers is left alone, what does not is started (a killed service comes back).
-# down    stops the named services (default: all four and PostgreSQL), SIGTERM then SIGKILL after 30 s.
-# status  one line per process with its pid and ports; exit 0 when all five run, 3 otherwise.
-# build   step 1 of up alone: the binaries into CLUSTER_BIN_DIR (one build per machine and version; minutes the first time).
+# down    stops the named services (default: the UI, the codec server, all four and PostgreSQL), SIGTERM then SIGKILL
+#         after 30 s.
+# status  one line per process with its pid and ports; exit 0 when all seven run, 3 otherwise.
+# build   step 1 of up alone (and the UI's build of step 6): the binaries into CLUSTER_BIN_DIR and CLUSTER_UI_BIN_DIR
+#         (one build per machine and version; minutes the first time).
 #
 # Ports and paths: scripts/cluster/env.sh. Logs and pid files: $CLUSTER_DATA_DIR/logs/<service>.log, run/<service>.pid.
 set -euo pipefail
@@ -44,6 +48,9 @@ STOP_TIMEOUT="${CLUSTER_STOP_TIMEOUT:-30}"
 NAMESPACE_RETENTION="${CLUSTER_NAMESPACE_RETENTION:-${TEMPORAL_RETENTION:-720h}}"
 # One list of search attributes for both servers: the dev server's, as scripts/services.sh declares it.
 eval "$(grep -m1 '^SEARCH_ATTRIBUTES=(' "$RAGTIME_ROOT/scripts/services.sh")"
+# The Web UI and the codec server beside the cluster (issue 45 §1): ui_build, ui_up, ui_stop_one, ui_status.
+# shellcheck source=scripts/cluster/web-ui.sh
+source "$RAGTIME_ROOT/scripts/cluster/web-ui.sh"
 
 # The ports of scripts/cluster/temporal.yaml that env.sh derives from the gRPC ports (membership -1000, metrics +2000).
 export RAGTIME_ROOT
@@ -242,6 +249,7 @@ cmd_up() {
   for svc in "${SERVICES[@]}"; do
     if [[ " ${launched[*]} " == *" $svc "* ]]; then say "$svc: started (pid $(running_pid "$svc")) - $(ports_of "$svc")"; fi
   done
+  ui_up || return 1
   say "up: TEMPORAL_ADDRESS=$CLUSTER_TEMPORAL_ADDRESS TEMPORAL_NAMESPACE=$CLUSTER_NAMESPACE"
 }
 
@@ -267,9 +275,13 @@ stop_one() {
 cmd_down() {
   local names=("$@") svc
   # The frontend first (no new requests), PostgreSQL last (the others write to it until they stop).
-  [[ ${#names[@]} -gt 0 ]] || names=(frontend worker matching history postgres)
+  [[ ${#names[@]} -gt 0 ]] || names=(ui codec frontend worker matching history postgres)
   for svc in "${names[@]}"; do
-    if [[ "$svc" == postgres ]]; then pg down; else stop_one "$svc"; fi
+    case "$svc" in
+      postgres) pg down ;;
+      ui | codec) ui_stop_one "$svc" ;;
+      *) stop_one "$svc" ;;
+    esac
   done
 }
 
@@ -286,11 +298,12 @@ cmd_status() {
   RAGTIME_DATA_DIR="$PG_HOME" POSTGRES_PORT="$CLUSTER_POSTGRES_PORT" bash "$RAGTIME_ROOT/scripts/services.sh" status postgres \
     | sed 's/^postgres  /postgres/; s#/ragtime_test##' || rc=3
   printf 'binaries  %s (%s)\n' "$(rel "$CLUSTER_BIN_DIR")" "$(installed_version || true)"
+  ui_status || rc=3
   return "$rc"
 }
 
 usage() {
-  err "usage: scripts/cluster.sh up | down [${SERVICES[*]} postgres] | status | build"
+  err "usage: scripts/cluster.sh up | down [${SERVICES[*]} postgres ui codec] | status | build"
   exit 2
 }
 
@@ -300,7 +313,7 @@ main() {
   shift
   local svc
   for svc in "$@"; do
-    [[ " ${SERVICES[*]} postgres " == *" $svc "* ]] || { err "unknown service '$svc' (known: ${SERVICES[*]} postgres)"; exit 2; }
+    [[ " ${SERVICES[*]} postgres ui codec " == *" $svc "* ]] || { err "unknown service '$svc' (known: ${SERVICES[*]} postgres ui codec)"; exit 2; }
   done
   mkdir -p "$RUN_DIR"
   if [[ "$action" != status ]]; then
@@ -311,7 +324,7 @@ main() {
     up) [[ $# -eq 0 ]] || usage; cmd_up ;;
     down) cmd_down "$@" ;;
     status) cmd_status ;;
-    build) [[ $# -eq 0 ]] || usage; build ;;
+    build) [[ $# -eq 0 ]] || usage; mkdir -p "$LOG_DIR"; build && ui_build ;;
     *) usage ;;
   esac
 }

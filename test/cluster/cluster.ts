@@ -14,6 +14,11 @@ const env = (name: string, fallback: string) => (process.env[name]?.trim() ? (pr
 export const CLUSTER_ADDRESS = env('CLUSTER_TEMPORAL_ADDRESS', `127.0.0.1:${env('CLUSTER_TEMPORAL_PORT', '7633')}`);
 export const CLUSTER_NAMESPACE = env('CLUSTER_NAMESPACE', env('TEMPORAL_NAMESPACE', 'default'));
 const DATA_DIR = env('CLUSTER_DATA_DIR', path.join(path.resolve(REPO_ROOT, env('RAGTIME_DATA_DIR', '.data')), 'cluster'));
+/** The Temporal Web UI beside the cluster and ragtime's codec server for it (scripts/cluster/web-ui.sh). */
+export const CLUSTER_UI_URL = `http://127.0.0.1:${env('CLUSTER_UI_PORT', '8633')}`;
+export const CLUSTER_CODEC_URL = `http://127.0.0.1:${env('CLUSTER_CODEC_PORT', '8634')}`;
+/** The keyring that codec server decrypts with: workers encrypt with it (RAGTIME_CODEC_KEY_FILE) to be read there. */
+export const CLUSTER_CODEC_KEY_FILE = env('CLUSTER_CODEC_KEY_FILE', path.join(DATA_DIR, 'codec-keys.json'));
 
 export type ClusterService = 'frontend' | 'history' | 'matching' | 'worker';
 
