@@ -99,6 +99,8 @@ export function routePathOf(outcome: RagOutcome, question: string | null = null)
     if (round.outcome === 'answered') resumedPass(path, id, round.answer, routeAfterPass(i + 1));
   });
   if (outcome.status === 'failed') path.then('failed', 'stop', 'failed', outcome.error ? `${outcome.error.type}: ${outcome.error.message}` : null);
+  // Issue 44 §5: a greeting, a thanks or a question about the conversation went from the question to the answer.
+  else if (outcome.status === 'completed' && trace?.needs_retrieval === false) path.then('answer', 'answer', 'answer', `without retrieval: ${trace.intent?.intent ?? 'chat'}`);
   else if (outcome.status === 'completed' && outcome.route === 'answer') path.then('answer', 'answer', 'answer', outcome.answer ? `${outcome.answer.citations.length} citation(s), ${outcome.answer.verification.status}` : text(outcome.answer_null_reason));
   else if (outcome.status === 'completed' && outcome.route) path.then(`stop-${outcome.route}`, 'stop', outcome.route, text(outcome.retrieval_status));
   return { nodes: path.nodes, edges: path.edges };

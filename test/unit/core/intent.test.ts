@@ -7,6 +7,8 @@ import { decideAfterModelFailure, decideByModel, decideByRules, intentTraceFragm
 import { rulesReply, type EarlierTurn } from '../../../core/intent/rules-reply';
 import { buildIntentReplyPrompt } from '../../../core/prompts/intent-reply-prompt';
 import { normalizeRagTrace } from '../../../core/trace/normalize';
+import { routePathOf } from '../../../core/trace/route-path';
+import { outcomeOf } from '../../support/run-detail-fixture';
 
 /*
  * Issue 44 §5: the intent rules. Greetings and thanks (both languages) need no retrieval; questions about the
@@ -189,5 +191,16 @@ describe('ragtime eval counts intents (issue 44 §5)', () => {
     const report = buildReport({ set: 's', kb: 'k', provider: 'p', createdAt: 'now', results });
     expect(report.summary.intents).toEqual({ counts: { greeting: 1, thanks: 0, conversation_meta: 0, knowledge_query: 2 }, without_retrieval: 1 });
     expect(renderMarkdown(report)).toContain('| answered without retrieval (greeting / thanks / conversation) | 1 (1 / 0 / 0) |');
+  });
+});
+
+describe('the route path of a run answered without retrieval (issue 44 §5)', () => {
+  test('question → answer, the answer node saying why', () => {
+    const trace = normalizeRagTrace(intentTraceFragment(decideByRules(classifyIntent('你好', first), [], 1), '你好').fields);
+    const path = routePathOf(outcomeOf({ trace, retrieval_status: null }), '你好');
+    expect(path.nodes.map((node) => [node.label, node.detail])).toEqual([
+      ['question', '你好'],
+      ['answer', 'without retrieval: greeting'],
+    ]);
   });
 });
