@@ -2,7 +2,7 @@ import { z } from 'zod';
 
 /*
  * The part of OpenAI's chat-completions request the local model server answers (issue 34 §1): messages, streaming,
- * a token limit, the temperature, and structured output by JSON schema (`response_format` json_schema, or
+ * a token limit, the temperature, token log-probabilities (`logprobs`, `top_logprobs`), and structured output by JSON schema (`response_format` json_schema, or
  * json_object with a `schema`, as llama.cpp's server takes it). Tools are refused with a 400 that says so, so the
  * provider ladder (activities/adapters/openai-structured-call.ts) stays on — or steps to — a rung that works.
  */
@@ -31,6 +31,9 @@ export const ChatCompletionRequest = z.object({
   temperature: z.number().min(0).max(2).nullish(),
   response_format: z.union([JsonSchemaFormat, JsonObjectFormat, TextFormat]).nullish(),
   tools: z.array(z.unknown()).nullish(),
+  /** Issue 43 §1: each generated token's log-probability, and the `top_logprobs` likeliest tokens at each step. */
+  logprobs: z.boolean().nullish(),
+  top_logprobs: z.number().int().min(0).max(20).nullish(),
 });
 export type ChatCompletionRequest = z.infer<typeof ChatCompletionRequest>;
 

@@ -1,12 +1,14 @@
 import Fastify from 'fastify';
 import type { ChatHistoryItem, LlamaGrammar } from 'node-llama-cpp';
 import { ChatCompletionRequest, grammarSchema, outputSchemaOf, textOf } from './chat-request';
+import { chatPromptTokens, prefillPrompt } from './prompt-prefill';
+import { generateWithLogprobs } from './token-probabilities';
 
 /*
  * The local model service (issue 34 §1, docs/design/local-model.md): a GGUF model run on the CPU by node-llama-cpp
  * (llama.cpp's prebuilt binaries, no compiler), served on loopback as OpenAI's chat-completions API — what ragtime's
  * OpenAI adapter already speaks — with streaming, and structured output enforced by a grammar built from the
- * request's JSON schema. One request at a time: the machine's cores are the model's, a second request waits its
+ * request's JSON schema, and token log-probabilities (issue 43 §1). One request at a time: the machine's cores are the model's, a second request waits its
  * turn rather than halving the speed of both.
  */
 
@@ -44,12 +46,16 @@ export async function startLocalLlmServer(options: LocalLlmOptions): Promise<Loc
   const started = performance.now();
   const model = await llama.loadModel({ modelPath: options.modelPath });
   const context = await model.createContext({ contextSize: options.contextSize, threads: options.threads, sequences: 1 });
-  const chat = new LlamaChat({ contextSequence: context.getSequence() });
+  const sequence = context.getSequence();
+  const chat = new LlamaChat({ contextSequence: sequence });
   log(`model ${options.modelName} loaded from ${options.modelPath} in ${Math.round(performance.now() - started)} ms (${options.threads} threads, context ${options.contextSize})`);
 
   let tail: Promise<unknown> = Promise.resolve();
+  // Requests generating or waiting their turn, shown by /healthz: how a test sees a closed request stop (issue 43 §3).
+  let inFlight = 0;
   const oneAtATime = <T>(work: () => Promise<T>): Promise<T> => {
-    const run = tail.then(work, work);
+    inFlight += 1;
+    const run = tail.then(work, work).finally(() => (inFlight -= 1));
     tail = run.catch(() => undefined);
     return run;
   };
@@ -67,7 +73,7 @@ export async function startLocalLlmServer(options: LocalLlmOptions): Promise<Loc
   const tokens = (text: string) => model.tokenize(text).length;
 
   const app = Fastify({ logger: false, bodyLimit: 8 * 1024 * 1024 });
-  app.get('/healthz', async () => ({ ok: true, model: options.modelName }));
+  app.get('/healthz', async () => ({ ok: true, model: options.modelName, requests_in_flight: inFlight }));
   app.get('/v1/models', async () => ({ object: 'list', data: [{ id: options.modelName, object: 'model', created: 0, owned_by: 'local' }] }));
   app.post('/v1/chat/completions', async (request, reply) => {
     const parsed = ChatCompletionRequest.safeParse(request.body);
@@ -77,6 +83,7 @@ export async function startLocalLlmServer(options: LocalLlmOptions): Promise<Loc
     const history = historyOf(body);
     if (typeof history === 'string') return reply.code(400).send(invalid(history, 'messages'));
     const schema = outputSchemaOf(body);
+    if (body.logprobs && (schema || body.stream)) return reply.code(400).send(invalid('logprobs are supported without response_format and without stream on the local model server', 'logprobs'));
     let grammar: LlamaGrammar | undefined;
     try {
       grammar = schema ? await grammarFor(schema) : undefined;
@@ -84,10 +91,23 @@ export async function startLocalLlmServer(options: LocalLlmOptions): Promise<Loc
       return reply.code(400).send(invalid(`this JSON schema cannot be enforced: ${error instanceof Error ? error.message : String(error)}`, 'response_format'));
     }
     const abort = new AbortController();
-    // The client went away before the answer was complete: stop generating (the response closes unfinished).
+    // The client went away before the answer was complete (issue 43 §3): stop generating, or never start if the
+    // request still waits its turn. The response's 'close' before it finished is the connection closing; the
+    // request's own 'close' fires once its body is read, so it cannot tell.
     reply.raw.once('close', () => {
-      if (!reply.raw.writableFinished) abort.abort();
+      if (!reply.raw.writableFinished) {
+        abort.abort();
+        const closedAt = performance.now();
+        void tail.then(() => log(`a client closed its request; the model was free ${Math.round(performance.now() - closedAt)} ms later`));
+      }
     });
+    const target = { sequence, model, chatWrapper: chat.chatWrapper };
+    // In its turn: nothing if the client has gone; else the prompt read in abortable steps (prompt-prefill.ts), then the work.
+    const unlessAborted = <T>(work: () => Promise<T>) => async () => {
+      if (abort.signal.aborted) throw new Error('the client closed the request before its turn');
+      if (!body.logprobs) await prefillPrompt(target, chatPromptTokens(target, history), abort.signal);
+      return work();
+    };
     const id = `chatcmpl-local-${Date.now().toString(36)}`;
     const created = Math.floor(Date.now() / 1000);
     const settings = {
@@ -105,9 +125,9 @@ export async function startLocalLlmServer(options: LocalLlmOptions): Promise<Loc
       const chunk = (delta: Record<string, unknown>, finish: string | null) => ({ id, object: 'chat.completion.chunk', created, model: options.modelName, choices: [{ index: 0, delta, finish_reason: finish }] });
       try {
         send(chunk({ role: 'assistant', content: '' }, null));
-        const result = await oneAtATime(() => chat.generateResponse(history, { ...settings, onTextChunk: (text) => {
+        const result = await oneAtATime(unlessAborted(() => chat.generateResponse(history, { ...settings, onTextChunk: (text) => {
               if (text !== '') send(chunk({ content: text }, null));
-            } }));
+            } })));
         send(chunk({}, result.metadata.stopReason === 'maxTokens' ? 'length' : 'stop'));
         reply.raw.write('data: [DONE]\n\n');
       } catch (error) {
@@ -116,7 +136,19 @@ export async function startLocalLlmServer(options: LocalLlmOptions): Promise<Loc
       reply.raw.end();
       return reply;
     }
-    const result = await oneAtATime(() => chat.generateResponse(history, settings));
+    if (body.logprobs) {
+      const generated = await oneAtATime(unlessAborted(() => generateWithLogprobs(target, { history, maxTokens: settings.maxTokens, topLogprobs: body.top_logprobs ?? 0, signal: abort.signal })));
+      log(`logprobs: ${generated.promptTokens} prompt tokens (${generated.reusedTokens} already evaluated), ${generated.content.length} generated`);
+      return {
+        id,
+        object: 'chat.completion',
+        created,
+        model: options.modelName,
+        choices: [{ index: 0, message: { role: 'assistant', content: generated.text }, logprobs: { content: generated.content, refusal: null }, finish_reason: generated.stopReason === 'length' ? 'length' : 'stop' }],
+        usage: { prompt_tokens: generated.promptTokens, completion_tokens: generated.content.length, total_tokens: generated.promptTokens + generated.content.length },
+      };
+    }
+    const result = await oneAtATime(unlessAborted(() => chat.generateResponse(history, settings)));
     const completionTokens = tokens(result.response);
     return {
       id,
