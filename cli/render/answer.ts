@@ -1,5 +1,6 @@
 import { citationCheckText } from '../../core/answer/citation-check-text';
 import { noKnowledgeText } from '../../core/answer/no-knowledge-text';
+import { withoutRetrievalText } from '../../core/intent/without-retrieval-text';
 import { answeredByText } from '../../core/run/answered-by';
 import type { RagAnswer } from '../../core/schemas/answer';
 import type { RagOutcome } from '../../core/schemas/run-io';
@@ -57,6 +58,8 @@ function answeredByLines(outcome: RagOutcome): string[] {
  */
 export function renderAnswer(outcome: RagOutcome): string[] {
   if (outcome.status !== 'completed') return [];
+  // Issue 44 §5: a greeting's reply has no sources and nothing to verify; say why instead.
+  if (outcome.answer && outcome.rag_trace?.needs_retrieval === false) return [outcome.answer.text, '', `  ${withoutRetrievalText(outcome.rag_trace.intent)}`, ...answeredByLines(outcome), ''];
   if (outcome.answer) return [...answerLines(outcome.answer, outcome.rag_trace?.evidence_confidence), ...answeredByLines(outcome), ''];
   if (outcome.route === 'no_knowledge') return [noKnowledgeText(outcome.rag_trace?.query ?? ''), ...answeredByLines(outcome), ''];
   if (outcome.answer_null_reason === 'answer_failed' && outcome.answer_error) {

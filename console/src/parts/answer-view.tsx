@@ -60,7 +60,12 @@ export function AnswerView({ outcome, scope = '', citationsOpen = true }: { outc
           return marker ? <button key={i} type="button" className="marker" onClick={() => focusCitation(citationId(marker))} aria-label={`citation ${marker}`}>{part}</button> : <span key={i}>{part}</span>;
         })}
       </p>
-      <p className="muted"><strong className={`verify-${answer.verification.status}`} title={CITATION_CHECK_TITLE}>{CITATION_CHECK_LABEL[answer.verification.status]}</strong>{answer.verification.status === 'verified' ? '' : ` (${verificationReason(answer.verification)})`}{gradeConfidence ? ` · ${gradeConfidence}` : ''}{outcome.answered_by ? '' : ` · ${answer.model}`} · {answer.duration_ms} ms{answer.repair_attempted ? ' · repaired once' : ''}</p>
+      {outcome.rag_trace?.needs_retrieval === false ? (
+        // Issue 44 §5: a greeting's reply has no sources and nothing to verify (as core/intent/without-retrieval-text.ts says it).
+        <p className="muted">answered without retrieval: {outcome.rag_trace.intent?.intent ?? 'chat'} (decided by the {outcome.rag_trace.intent?.decided_by ?? 'rules'}) · {answer.model} · {answer.duration_ms} ms</p>
+      ) : (
+        <p className="muted"><strong className={`verify-${answer.verification.status}`} title={CITATION_CHECK_TITLE}>{CITATION_CHECK_LABEL[answer.verification.status]}</strong>{answer.verification.status === 'verified' ? '' : ` (${verificationReason(answer.verification)})`}{gradeConfidence ? ` · ${gradeConfidence}` : ''}{outcome.answered_by ? '' : ` · ${answer.model}`} · {answer.duration_ms} ms{answer.repair_attempted ? ' · repaired once' : ''}</p>
+      )}
       <AnsweredByLine by={outcome.answered_by} />
       <ol className="citations">
         {answer.citations.map((citation) => (
