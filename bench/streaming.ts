@@ -54,7 +54,8 @@ const MARK = { begin: '<!-- streaming:begin (written by bench/streaming.ts) -->'
 const HEADING = '## Streaming answers: time to first token (issue 25 §3)';
 
 /** `store`: the worker whose side channel the run's listener reads: the SQLite file (the default) or PostgreSQL. */
-type Variant = { side: 'ragtime' | 'peer'; speculation?: SpeculationLevel; intervalMs?: number; push?: boolean; store?: 'sqlite' | 'postgres' };
+/** `askOnChange`: followAnswer asks the run only when its history grew (issue 47 §3); false: at every read, as before. */
+type Variant = { side: 'ragtime' | 'peer'; speculation?: SpeculationLevel; intervalMs?: number; push?: boolean; store?: 'sqlite' | 'postgres'; askOnChange?: boolean };
 /**
  * One run, ms from its start; `writer*` are the model's own writes; `lag`: mean delay from a token's write to its
  * display; `deltas`: screen updates (reads that brought new text).
@@ -68,7 +69,7 @@ const pushLabel = (variant: Variant) =>
 const label = (variant: Variant) =>
   variant.side === 'peer'
     ? 'LangGraph.js peer'
-    : `ragtime, speculation ${variant.speculation}, ${variant.push ? pushLabel(variant) : `${variant.store === 'postgres' ? 'PostgreSQL' : 'SQLite'}, poll ${variant.intervalMs} ms`}`;
+    : `ragtime, speculation ${variant.speculation}, ${variant.push ? pushLabel(variant) : `${variant.store === 'postgres' ? 'PostgreSQL' : 'SQLite'}, poll ${variant.intervalMs} ms`}${variant.askOnChange ? ', run asked when its history grew' : ''}`;
 
 /** How many times a listener's screen changed: deltas that arrive within a millisecond of each other are one update. */
 const updates = (shown: Array<{ at: number }>): number => shown.filter((entry, index) => index === 0 || entry.at - (shown[index - 1]?.at ?? 0) > 1).length;
@@ -112,12 +113,14 @@ async function main(): Promise<void> {
   const databaseUrl = values['database-url'];
   // The SQLite file read by polling (as its readers did before issue 47 §2) and with its push (a local socket); with
   // --database-url, PostgreSQL's push too (a second worker, its stores there).
-  const pushed = (store: 'sqlite' | 'postgres', speculation: SpeculationLevel) => ({ side: 'ragtime' as const, speculation, intervalMs: intervals[0] as number, push: true, store });
+  // Each push also with the run asked only when its history grew (issue 47 §3), the default since.
+  const pushed = (store: 'sqlite' | 'postgres', speculation: SpeculationLevel, askOnChange: boolean) => ({ side: 'ragtime' as const, speculation, intervalMs: intervals[0] as number, push: true, store, askOnChange });
   const variants: Variant[] = [
     ...levels.flatMap((speculation) => [
-      ...intervals.map((intervalMs) => ({ side: 'ragtime' as const, speculation, intervalMs, store: 'sqlite' as const })),
-      pushed('sqlite', speculation),
-      ...(databaseUrl ? [pushed('postgres', speculation)] : []),
+      ...intervals.map((intervalMs) => ({ side: 'ragtime' as const, speculation, intervalMs, store: 'sqlite' as const, askOnChange: false })),
+      pushed('sqlite', speculation, false),
+      pushed('sqlite', speculation, true),
+      ...(databaseUrl ? [pushed('postgres', speculation, true)] : []),
     ]),
     { side: 'peer' },
   ];
@@ -191,7 +194,7 @@ async function main(): Promise<void> {
       if (message.type === 'discard') chars = 0;
       if (message.type === 'final') final = { at, replaced: message.replaced, text: message.text };
     };
-    const outcome = await followAnswer(pending, client, workflowId, readerOf(variant), onMessage, { intervalMs: variant.intervalMs });
+    const outcome = await followAnswer(pending, client, workflowId, readerOf(variant), onMessage, { intervalMs: variant.intervalMs, askOnChange: variant.askOnChange === true });
     if (outcome.status !== 'completed' || outcome.route !== 'answer' || final === null) throw new Error(`ragtime run ${id} ended ${outcome.status}/${outcome.route} without a final answer`);
     const last = final as { at: number; replaced: boolean; text: string };
     const writer = writerOf(t0, 'answer_draft');

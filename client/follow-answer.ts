@@ -17,12 +17,12 @@ export { readAnswerStream, type AnswerStreamReader } from './read-answer-stream'
  */
 export function followAnswer(
   pending: Promise<RagOutcome>,
-  rag: Pick<RagClient, 'getAnswerStream'>,
+  rag: Pick<RagClient, 'getAnswerStream'> & Partial<Pick<RagClient, 'temporal'>>,
   workflowId: string,
   reader: AnswerStreamReader,
   onMessage: (message: AnswerStreamMessage) => void,
   options: FollowRunOptions = {},
 ): Promise<RagOutcome> {
   const noSteps = { getProgress: async () => [] };
-  return followRun(pending, { ...noSteps, getAnswerStream: (id) => rag.getAnswerStream(id) }, workflowId, { answer: { reader, onMessage } }, options);
+  return followRun(pending, { ...noSteps, getAnswerStream: (id) => rag.getAnswerStream(id), temporal: rag.temporal }, workflowId, { answer: { reader, onMessage } }, options);
 }

@@ -2,9 +2,10 @@ import { AnswerStreamView } from '../core/answer-stream/answer-stream-view';
 import type { RagStep } from '../core/progress/rag-step';
 import type { AnswerStreamMessage } from '../core/schemas/answer-stream';
 import type { RagOutcome } from '../core/schemas/run-io';
-import { pushCollector, readAnswerStream, type AnswerStreamReader } from './read-answer-stream';
+import { knowsGeneration, pushCollector, readAnswerStream, type AnswerStreamReader } from './read-answer-stream';
 import { FINAL_READS, stepFlusher } from './follow-progress';
 import type { RagClient } from './rag-client';
+import { childrenStepsLive, runMark } from './run-mark';
 
 export type RunListener = {
   /** Each progress step once, counted from 1 (client/follow-progress.ts). Pass `seen` to carry on after an answer. */
@@ -19,6 +20,12 @@ export const PUSHED_INTERVAL_MS = 1000;
 export type FollowRunOptions = {
   /** How often the run (and the answer's side channel) is read (ms). */
   intervalMs?: number;
+  /**
+   * With a `rag` that has its Temporal client: before asking the run (steps, the answer's generation: queries through
+   * a worker), read its history length (a describe, the server alone) and ask only when it grew (issue 47 §3).
+   * Default true; false asks at every read, as before.
+   */
+  askOnChange?: boolean;
 };
 
 /**
@@ -34,12 +41,24 @@ export type FollowRunOptions = {
  */
 export async function followRun(
   pending: Promise<RagOutcome>,
-  rag: Pick<RagClient, 'getProgress' | 'getAnswerStream'>,
+  rag: Pick<RagClient, 'getProgress' | 'getAnswerStream'> & Partial<Pick<RagClient, 'temporal'>>,
   workflowId: string,
   listener: RunListener,
-  { intervalMs = 100 }: FollowRunOptions = {},
+  { intervalMs = 100, askOnChange = true }: FollowRunOptions = {},
 ): Promise<RagOutcome> {
-  const flushSteps = listener.steps ? stepFlusher(() => rag.getProgress(workflowId), listener.steps.onStep, listener.steps.seen) : async () => true;
+  let lastSteps: RagStep[] = [];
+  const readSteps = () => rag.getProgress(workflowId).then((steps) => ((lastSteps = steps), steps));
+  const flushSteps = listener.steps ? stepFlusher(readSteps, listener.steps.onStep, listener.steps.seen) : async () => true;
+  // Issue 47 §3: the run's mark when it was last asked; while it stays, a read asks the run nothing.
+  const marked = askOnChange && rag.temporal ? { temporal: rag.temporal } : null;
+  let mark: string | null = null;
+  const unchangedSinceAsked = async (): Promise<boolean> => {
+    if (!marked || childrenStepsLive(lastSteps)) return false;
+    const now = await runMark(marked, workflowId);
+    const unchanged = now !== null && now === mark;
+    mark = now;
+    return unchanged;
+  };
   const answer = listener.answer;
   const view = new AnswerStreamView();
   const emit = (messages: AnswerStreamMessage[]) => messages.forEach((message) => answer?.onMessage(message));
@@ -56,16 +75,20 @@ export async function followRun(
   // The first read and the last ones trust the pushes (client/read-answer-stream.ts): with a pushing side channel, a
   // run is asked which generation it shows once per generation, not also at the start and the end (issue 36 §2).
   let trustPushes = true;
-  const readAnswer = () =>
-    answer ? readAnswerStream(view, rag, workflowId, answer.reader, (messages) => held.push(...messages), { ...pushes.take(), trustPushes }) : Promise.resolve(true);
+  const readAnswer = (runUnchanged: boolean) =>
+    answer ? readAnswerStream(view, rag, workflowId, answer.reader, (messages) => held.push(...messages), { ...pushes.take(), trustPushes, runUnchanged }) : Promise.resolve(true);
   /**
    * The answer is read before the steps and shown after them: the run names the generation it shows in the same
    * workflow task that logs the step before it, so every step logged before what this read saw is in the steps read
    * next (reading the steps first would let a task land between the two reads, and its answer pass its step).
    */
   const read = async () => {
-    const answered = await readAnswer();
-    const stepsRead = await flushSteps();
+    // Only a read that would ask the run reads its mark first (a push of the shown generation asks nothing); the
+    // reads after the run settled always ask: the last steps and the answer's end are in the outcome's task.
+    const wouldAsk = listener.steps !== undefined || (answer !== undefined && !knowsGeneration(view, answer.reader, { written: pushes.written, trustPushes }));
+    const unchanged = !settled && wouldAsk && (await unchangedSinceAsked());
+    const answered = await readAnswer(unchanged);
+    const stepsRead = unchanged ? true : await flushSteps();
     emit(held.splice(0));
     return answered && stepsRead;
   };

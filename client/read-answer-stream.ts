@@ -53,6 +53,15 @@ export function pushCollector(): { push(generation: string, events?: StreamEvent
   };
 }
 
+/** Whether a read with these pushes knows the generation the run shows without asking it (issue 36 §2). */
+export function knowsGeneration(
+  view: Pick<AnswerStreamView, 'reading'>,
+  reader: AnswerStreamReader,
+  { written, trustPushes = false, runUnchanged = false }: Omit<PushedSinceRead, 'events'>,
+): boolean {
+  return runUnchanged || (written !== undefined ? view.reading?.generation === written : trustPushes && reader.onAppend !== undefined);
+}
+
 /**
  * One read of a run's answer stream into `view`: which generation the run shows (its query), then that generation's
  * new events from the side channel; the messages they make go to `emit`. Resolves false when a read failed (the
@@ -70,7 +79,7 @@ export async function readAnswerStream(
    */
   { written, events: pushed, trustPushes = false, runUnchanged = false }: PushedSinceRead = {},
 ): Promise<boolean> {
-  const known = runUnchanged || (written !== undefined ? view.reading?.generation === written : trustPushes && reader.onAppend !== undefined);
+  const known = knowsGeneration(view, reader, { written, trustPushes, runUnchanged });
   if (known && written !== undefined && pushed) {
     const messages = view.takeContinuing(pushed);
     if (messages) {

@@ -1,3 +1,5 @@
+import { SUB_QUESTION_QUEUED_ICON } from '../core/progress/step-messages';
+import type { RagStep } from '../core/progress/rag-step';
 import type { RagClient } from './rag-client';
 
 /**
@@ -19,3 +21,10 @@ export async function runMark(rag: Pick<RagClient, 'temporal'>, workflowId: stri
     return null;
   }
 }
+
+/**
+ * Sub-questions that run without having reported: the run's steps merge the children's live ones (RagClient
+ * getProgress), which the parent's history does not show, so only asking says whether they moved.
+ */
+export const childrenStepsLive = (steps: readonly RagStep[]): boolean =>
+  steps.some((step) => step.icon === SUB_QUESTION_QUEUED_ICON) && !steps.some((step) => step.group !== undefined);

@@ -1,4 +1,5 @@
 import type { AnswerRequest } from '../../activities/ports';
+import { followRun } from '../../client/follow-run';
 import type { RagClient } from '../../client/rag-client';
 import type { AnswerDraft } from '../../core/schemas/answer';
 import { RunStarted } from '../../server/http/api-schemas';
@@ -10,7 +11,7 @@ import { services } from '../support/services';
  * Issue 36 §2–§3: the progress stream (SSE) on PostgreSQL is woken by each append of the answer's text, and sends it
  * at once; it asks the run for a snapshot (outcome and steps) once per poll interval, not once per append. Before,
  * every pushed batch of text also cost two queries through the worker. Issue 47 §3: it asks the run only when the
- * run's history grew (a describe, the server alone), not at every poll.
+ * run's history grew (a describe, the server alone), not at every poll; so does followRun (the CLI's listener).
  */
 
 const PIECES = 30;
@@ -103,4 +104,30 @@ test('issue 47 §3: the progress stream asks the run only when its history grew,
   // tasks), not once per poll (~25 over the answer alone).
   expect(stepsAfter).toBe(stepsBefore);
   expect(asked.after).toBeLessThan(asked.before / 2);
+}, 60_000);
+
+test('issue 47 §3: followRun (ragtime ask, chat) asks the run for its steps only when its history grew, with the same steps shown', async () => {
+  const follow = async (askOnChange: boolean) => {
+    let asked = 0;
+    const rag = {
+      temporal: harness.rag.temporal,
+      getAnswerStream: (id: string) => harness.rag.getAnswerStream(id),
+      getProgress: (id: string) => ((asked += 1), harness.rag.getProgress(id)),
+    };
+    const workflowId = `rag-follow-${sessionId()}`;
+    const steps: string[] = [];
+    let text = '';
+    const outcome = await followRun(harness.rag.ask(simpleQuestion('多段'), { sessionId: sessionId(), workflowId }), rag, workflowId, {
+      steps: { onStep: (step) => void steps.push(step.label) },
+      answer: { reader: harness.answerStream, onMessage: (message) => void (message.type === 'delta' && (text += message.text)) },
+    }, { intervalMs: 100, askOnChange });
+    expect(outcome.status).toBe('completed');
+    return { asked, steps, text };
+  };
+  const before = await follow(false);
+  const after = await follow(true);
+  console.log(`followRun at a 100 ms interval over a ${(PIECES * PIECE_MS) / 1000} s answer: ${before.asked} progress queries asking at every read, ${after.asked} asking when the history grew`);
+  expect(after.steps).toEqual(before.steps);
+  expect(after.text).toBe(before.text);
+  expect(after.asked).toBeLessThan(before.asked / 2);
 }, 60_000);

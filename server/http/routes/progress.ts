@@ -10,8 +10,7 @@ import { isRagError } from '../../../core/errors';
 import { readAnswerStream } from '../../../client/follow-answer';
 import { pushCollector } from '../../../client/read-answer-stream';
 import type { RagClient } from '../../../client/rag-client';
-import { runMark } from '../../../client/run-mark';
-import { SUB_QUESTION_QUEUED_ICON } from '../../../core/progress/step-messages';
+import { childrenStepsLive, runMark } from '../../../client/run-mark';
 import { ApiError, RunParams } from '../api-schemas';
 import { findOwnedRun } from '../run-access';
 import type { RouteDeps } from '../server-deps';
@@ -24,12 +23,6 @@ type Snapshot = { outcome: RagOutcome; steps: RagStep[] };
 
 /** Polls in a row that may fail before the stream reports the failure (a few seconds at the default 500 ms). */
 const MAX_POLL_FAILURES = 5;
-
-/**
- * Sub-questions that run without having reported: the steps merge the children's live ones, which the parent's
- * history does not show (client/rag-client.ts getProgress), so only asking them says whether they moved.
- */
-const childrenLive = (steps: readonly RagStep[]) => steps.some((step) => step.icon === SUB_QUESTION_QUEUED_ICON) && !steps.some((step) => step.group !== undefined);
 
 /**
  * The outcome first, then the steps: once the outcome has settled, the steps read after it are complete. Only the
@@ -138,7 +131,7 @@ export const progressRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { ra
     };
     /** Whether the run may have changed since it was last asked (then `mark` is the new one). */
     const changed = async (): Promise<boolean> => {
-      if (!askOnChange || childrenLive(current.steps)) return true;
+      if (!askOnChange || childrenStepsLive(current.steps)) return true;
       const now = await runMark(rag, workflowId);
       if (now !== null && now === mark) return false;
       mark = now;
