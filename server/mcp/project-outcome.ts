@@ -1,4 +1,5 @@
 import { CITATION_CHECK_LABEL, verificationReason } from '../../core/answer/citation-check-text';
+import { withoutRetrievalText } from '../../core/intent/without-retrieval-text';
 import type { EvidenceGrade } from '../../core/schemas/model-outputs';
 import type { Chunk } from '../../core/schemas/retrieved-chunk';
 import type { RagOutcome } from '../../core/schemas/run-io';
@@ -42,7 +43,8 @@ export function projectOutcome(outcome: RagOutcome, elicited = 0): RunResult {
       text: outcome.answer.text,
       citations: outcome.answer.citations.map((c) => ({ marker: c.marker, source: c.filename, page: shownPage(c.page_number), quote: cut(c.quote, MCP_EVIDENCE_CHARS) })),
       citation_check: CITATION_CHECK_LABEL[outcome.answer.verification.status],
-      citation_check_reason: verificationReason(outcome.answer.verification),
+      // Issue 44 §5: a reply given without retrieval has nothing to verify; the reason says why.
+      citation_check_reason: outcome.rag_trace?.needs_retrieval === false ? withoutRetrievalText(outcome.rag_trace.intent) : verificationReason(outcome.answer.verification),
       grade_confidence: outcome.rag_trace?.evidence_confidence ?? null,
     },
     answer_null_reason: outcome.answer_null_reason,
