@@ -12,6 +12,7 @@ import { structuredRequest, type ChatMessage, type JsonSchema } from '../../core
 import { buildReaskMessage } from '../../core/prompts/structured-output-prompt';
 import type { UserMessage } from '../../core/prompts/user-message';
 import type { ModelCallRecord, ModelCallStep } from '../../core/schemas/model-call';
+import { activitySignal } from '../activity-signal';
 import type { ModelCapabilities } from './model-capabilities';
 
 /*
@@ -42,6 +43,8 @@ export type StructuredTarget = {
   onCompletion?: (completion: ChatCompletion) => void;
   /** Receives the call's record once it ends, whichever way. */
   report?: (record: ModelCallRecord) => void;
+  /** Closes the request when aborted; default: the cancellation signal of the activity the call runs in. */
+  signal?: AbortSignal;
   /** Streams the reply and tells `onText` the text of its top-level string `field` as it is generated. */
   stream?: { field: string; onText: AnswerTextListener };
 };
@@ -89,6 +92,8 @@ export async function structuredCall(target: StructuredTarget, fail: (call: Refu
   let followUp: ChatMessage[] = [];
   let requests = 0;
   const record = (): ModelCallRecord => ({ schema: target.name, model, endpoint: target.host, outputMode: mode, temperature, requests, steps });
+  // The activity's cancellation (a run cancelled, the activity timed out) closes the request (issue 43 §3).
+  const signal = target.signal ?? activitySignal();
   // Bounded: at most three steps down, one temperature drop and one re-ask; only what worked is remembered.
   for (;;) {
     const body = structuredRequest(mode, { model, name: target.name, schema: target.jsonSchema, message: target.message, temperature, followUp });
@@ -98,8 +103,8 @@ export async function structuredCall(target: StructuredTarget, fail: (call: Refu
     let completion: ChatCompletion;
     try {
       completion = target.stream
-        ? await streamedCompletion(client, body, target.stream)
-        : await client.chat.completions.create(body as OpenAI.ChatCompletionCreateParamsNonStreaming);
+        ? await streamedCompletion(client, body, target.stream, signal)
+        : await client.chat.completions.create(body as OpenAI.ChatCompletionCreateParamsNonStreaming, { signal });
     } catch (error) {
       const refused = refusalOf(error);
       const why = oneLine(error instanceof Error ? error.message : String(error));
@@ -154,8 +159,8 @@ function restartReason(step: ModelCallStep): string {
  * rung; the usage is only a span attribute. The field's text comes from the tool call's arguments (tools rung) or the
  * content (every other rung, or a provider that ignored tool_choice), whichever yields text first.
  */
-async function streamedCompletion(client: OpenAI, body: object, { field, onText }: { field: string; onText: AnswerTextListener }): Promise<ChatCompletion> {
-  const chunks = await client.chat.completions.create({ ...body, stream: true } as OpenAI.ChatCompletionCreateParamsStreaming);
+async function streamedCompletion(client: OpenAI, body: object, { field, onText }: { field: string; onText: AnswerTextListener }, signal: AbortSignal | undefined): Promise<ChatCompletion> {
+  const chunks = await client.chat.completions.create({ ...body, stream: true } as OpenAI.ChatCompletionCreateParamsStreaming, { signal });
   const scanners = { content: new AnswerFieldScanner(field), arguments: new AnswerFieldScanner(field) };
   let source: keyof typeof scanners | null = null;
   const scan = (from: keyof typeof scanners, fragment: string) => {
