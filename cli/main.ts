@@ -13,6 +13,7 @@ import { registerRunCommands } from './commands/runs';
 import { registerServe } from './commands/serve';
 import { registerServices } from './commands/services';
 import { registerSessionCommands } from './commands/sessions';
+import { registerSyncCommands } from './commands/sync';
 import { registerTenantCommands } from './commands/tenant';
 import { registerTokenCommands } from './commands/token';
 import { registerLlm } from './commands/llm';
@@ -55,6 +56,7 @@ export async function main(argv: string[], host: CliHost): Promise<number> {
     registerMcp(program, context);
     registerTokenCommands(program);
     registerSessionCommands(program, context);
+    registerSyncCommands(program, context);
     registerTenantCommands(program, context);
     registerLlm(program, context);
     await program.parseAsync(argv);
