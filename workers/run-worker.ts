@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { DefaultLogger, NativeConnection, Runtime, Worker, type LogLevel } from '@temporalio/worker';
 import { Client } from '@temporalio/client';
 import { createActivities } from '../activities';
+import { HEARTBEAT_THROTTLE_MS } from '../activities/heartbeats';
 import { describeHousekeeping, keepHousekeepingSchedule, type HousekeepingSchedule } from '../client/housekeeping-schedule';
 import { connectTemporal } from '../client/temporal-connection';
 import { cachedWorkflowBundle } from './workflow-bundle';
@@ -90,6 +91,8 @@ export async function runWorker(config: RagConfig, options: WorkerOptions = {}):
         // with the task queue's pollers, so `ragtime doctor` reads each live worker's default there (issue 33 §1) and
         // a worker of another provider sees this one (issue 43 §5).
         identity: workerIdentity(config, provider),
+        // A cancelled activity learns it at its next heartbeat: every tick is sent (activities/heartbeats.ts).
+        maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE_MS,
         workflowBundle,
         // Payload encryption: the codec runs at the worker's edge, outside the workflow sandbox.
         dataConverter,

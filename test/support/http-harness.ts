@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { Worker } from '@temporalio/worker';
 import type { FastifyInstance } from 'fastify';
 import { createActivities } from '../../activities';
+import { HEARTBEAT_THROTTLE_MS } from '../../activities/heartbeats';
 import { offlineWriteAnswer } from '../../activities/adapters/offline-chat-models';
 import type { AnswerRequest, ChatModels, Retriever } from '../../activities/ports';
 import type { AnswerDraft } from '../../core/schemas/answer';
@@ -141,6 +142,8 @@ export async function openHttpHarness(adapters: { models?: ChatModels; retriever
     taskQueue,
     workflowBundle: env.workflowBundle,
     dataConverter: env.dataConverter,
+    // As workers/run-worker.ts: every heartbeat reaches the server, so a cancellation does at the next one.
+    maxHeartbeatThrottleInterval: HEARTBEAT_THROTTLE_MS,
     activities: createActivities({ models: adapters.models ?? httpModels, retriever: adapters.retriever ?? httpRetriever, audit, turns, answerStream }),
   });
   const running = worker.run();
