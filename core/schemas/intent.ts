@@ -45,6 +45,6 @@ export type IntentDecision = z.infer<typeof IntentDecision>;
  */
 export const IntentReply = z.object({
   needs_retrieval: z.boolean(),
-  reply: z.string().max(2000),
+  reply: z.string(),
 });
 export type IntentReply = z.infer<typeof IntentReply>;

@@ -55,6 +55,10 @@ describe('questions that need no retrieval', () => {
       expect(scheduled).toEqual([]);
       const steps = await rag.getProgress(outcome.workflowId);
       expect(steps.map((step) => `${step.icon} ${step.label}`)).toEqual(['💬 识别为问候 → 不检索知识库，直接回复']);
+      // Speculation starts its work beside the planner, which a greeting never reaches: nothing is started ahead.
+      const speculating = await rag.ask('Hi there', { sessionId: sessionId(), speculation: 'answer' });
+      expect([speculating.answer?.text, speculating.speculation?.records ?? []]).toEqual(['Hello! Ask me anything about the documents in the knowledge base.', []]);
+      expect(calls).toEqual({ planner: [], retrieval: [], grader: [], rewriter: [] });
     }, { turns });
   });
 
