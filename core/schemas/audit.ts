@@ -111,7 +111,7 @@ export type AuditBatch = z.infer<typeof AuditBatch>;
 export const MCP_TOOL_SCHEMA = 'mcp_tool_v1';
 /** The retrieval_layer of an agent's tool-call row ("HARNESS" in seed 004): it sets those rows apart. */
 export const MCP_LAYER = 'MCP';
-export const McpToolName = z.enum(['ask_knowledge', 'search_knowledge', 'answer_clarification', 'get_run']);
+export const McpToolName = z.enum(['ask_knowledge', 'search_knowledge', 'answer_clarification', 'get_run', 'cancel_run']);
 export type McpToolName = z.infer<typeof McpToolName>;
 
 /** `retrieval_details` of an agent's tool call: how it ended and what it returned, in counts, ids and scores. */

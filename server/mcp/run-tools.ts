@@ -11,7 +11,7 @@ import type { AnswerStreamMessage } from '../../core/schemas/answer-stream';
 import type { McpScope } from './mcp-scope';
 import { projectOutcome } from './project-outcome';
 import { guarded, result } from './tool-result';
-import { AnswerClarificationInput, AskKnowledgeInput, GetRunInput, RunResult } from './tool-schemas';
+import { AnswerClarificationInput, AskKnowledgeInput, CancelRunToolInput, GetRunInput, RunResult } from './tool-schemas';
 
 export type RunToolDeps = {
   rag: RagClient;
@@ -49,8 +49,11 @@ function tracked(rag: RagClient, workflowId: string, extra: ToolExtra, pending: 
   });
 }
 
+/** How long cancel_run waits for the run to close before it reads the run (ms). */
+const CANCEL_CLOSE_WAIT_MS = 5_000;
+
 /**
- * ask_knowledge, answer_clarification and get_run: the tools over one durable run. A call that works on a run
+ * ask_knowledge, answer_clarification, get_run and cancel_run: the tools over one durable run. A call that works on a run
  * (asks, answers, asks the person) cancels the run when the client cancels the call (issue 15 §1).
  */
 export function registerRunTools(server: McpServer, deps: RunToolDeps): void {
@@ -148,6 +151,32 @@ export function registerRunTools(server: McpServer, deps: RunToolDeps): void {
         audited('get_run', async (notes) => {
           notes.workflowId = run_id;
           notes.sessionId = (await scope.assertRun(run_id)) ?? undefined;
+          notes.outcome = await rag.getOutcome(run_id);
+          notes.projected = projectOutcome(notes.outcome);
+          return result(notes.projected);
+        }),
+      ),
+  );
+
+  server.registerTool(
+    'cancel_run',
+    {
+      title: 'Cancel a run',
+      description:
+        'Stop a run that is running or waits for the person (status "running" or "awaiting_input"), when the person no ' +
+        'longer wants its answer: its sub-questions and model calls stop and it ends with status "failed" and error ' +
+        'CANCELLED (otherwise a waiting run waits for days). A run that has already ended is left as it is. Returns the ' +
+        'run as it stands afterwards.',
+      inputSchema: CancelRunToolInput,
+      outputSchema: RunResult,
+      annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
+    },
+    async ({ run_id, reason }) =>
+      guarded(() =>
+        audited('cancel_run', async (notes) => {
+          notes.workflowId = run_id;
+          notes.sessionId = (await scope.assertRun(run_id)) ?? undefined;
+          await rag.cancelRun(run_id, { ...(reason ? { reason } : {}), waitMs: CANCEL_CLOSE_WAIT_MS });
           notes.outcome = await rag.getOutcome(run_id);
           notes.projected = projectOutcome(notes.outcome);
           return result(notes.projected);

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import { KbName } from '../../core/knowledge/knowledge-base';
 import { HitlAnswer, Question, SessionId } from '../../core/schemas/run-io';
 import { AnsweredBy } from '../../core/schemas/answered-by';
+import { CancelRunInput } from '../../core/schemas/run-cancellation';
 
 /*
  * The MCP tools' contracts (docs/MCP.md): the input schemas the SDK validates arguments with (its error text is
@@ -33,6 +34,13 @@ export type AnswerClarificationInput = z.infer<typeof AnswerClarificationInput>;
 
 export const GetRunInput = z.strictObject({ run_id: RunId.describe('A run_id returned by ask_knowledge.') });
 export type GetRunInput = z.infer<typeof GetRunInput>;
+
+/** cancel_run (issue 43 §6): the run, and why (kept in its history in clear: never a secret). */
+export const CancelRunToolInput = z.strictObject({
+  run_id: RunId.describe('The run_id of a run that is running or waits for the person.'),
+  reason: CancelRunInput.shape.reason.describe('Why, in a few words (up to 500 characters), e.g. "the person no longer needs it".'),
+});
+export type CancelRunToolInput = z.infer<typeof CancelRunToolInput>;
 
 export const SearchKnowledgeInput = z.strictObject({
   query: Question.describe('What to look for (1–2,000 characters).'),

@@ -107,7 +107,7 @@ afterAll(async () => {
 
 test('tools/list: every tool with an input schema, an output schema and a description', async () => {
   const { tools } = await plain.listTools();
-  expect(tools.map((tool) => tool.name).sort()).toEqual(['answer_clarification', 'ask_knowledge', 'get_run', 'search_knowledge']);
+  expect(tools.map((tool) => tool.name).sort()).toEqual(['answer_clarification', 'ask_knowledge', 'cancel_run', 'get_run', 'search_knowledge']);
   for (const tool of tools) {
     expect(tool.description?.length).toBeGreaterThan(100);
     expect(tool.outputSchema?.type).toBe('object');
@@ -378,7 +378,7 @@ describe('ragtime serve: /mcp over Streamable HTTP, on the same worker and knowl
   test('search_knowledge is offered over HTTP and searches the tenant’s knowledge base with the stores `ragtime search` uses', async () => {
     const client = await connectHttp();
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['answer_clarification', 'ask_knowledge', 'get_run', 'search_knowledge']);
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['answer_clarification', 'ask_knowledge', 'cancel_run', 'get_run', 'search_knowledge']);
     // The tenant has no knowledge bases of its own: its default is the server's (MILVUS_COLLECTION).
     const result = await call<SearchResult>(client, 'search_knowledge', { query: 'Aurora X2 保修期', top_k: 3 });
     expect(result.kb).toBe(COLLECTION);

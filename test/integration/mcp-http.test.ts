@@ -81,7 +81,7 @@ test('no bearer token: 401 before any MCP message is read', async () => {
 test('tools/list over HTTP: the run tools, with schemas (no search_knowledge on a server given no retriever)', async () => {
   const acme = await connect('acme');
   const { tools } = await acme.listTools();
-  expect(tools.map((tool) => tool.name).sort()).toEqual(['answer_clarification', 'ask_knowledge', 'get_run']);
+  expect(tools.map((tool) => tool.name).sort()).toEqual(['answer_clarification', 'ask_knowledge', 'cancel_run', 'get_run']);
   for (const tool of tools) expect(tool.outputSchema?.type).toBe('object');
 });
 
@@ -120,6 +120,21 @@ test('one tenant cannot read, answer or trace another tenant’s run, nor use it
   const otherKb = await callRaw(globex, 'ask_knowledge', { question: simpleQuestion('丹瑾'), kb: KBS.acme });
   expect(otherKb.isError).toBe(true);
   expect(otherKb.content[0]?.text).toBe(`NOT_FOUND: no knowledge base ${JSON.stringify(KBS.acme)}; GET /api/kbs lists yours`);
+});
+
+test('cancel_run (issue 43 §6): another tenant gets NOT_FOUND and the run waits on; the owner cancels it; again, nothing changes', async () => {
+  const acme = await connect('acme');
+  const globex = await connect('globex');
+  const asked = await call(acme, 'ask_knowledge', { question: clarifyQuestion('cancel-tool'), session: sessionId() });
+  expect(asked.status).toBe('awaiting_input');
+  const foreign = await callRaw(globex, 'cancel_run', { run_id: asked.run_id, reason: 'not mine' });
+  expect({ isError: foreign.isError, text: foreign.content[0]?.text }).toEqual({ isError: true, text: `NOT_FOUND: no run ${JSON.stringify(asked.run_id)}; check the workflow id` });
+  expect(await call(acme, 'get_run', { run_id: asked.run_id })).toMatchObject({ status: 'awaiting_input' });
+
+  const cancelled = await call(acme, 'cancel_run', { run_id: asked.run_id, reason: 'the person left' });
+  expect(cancelled).toMatchObject({ run_id: asked.run_id, status: 'failed', clarification: null, error: { type: 'CANCELLED', message: expect.stringContaining('"the person left"') } });
+  expect(await closedStatus(harness.env.client.workflow.getHandle(asked.run_id))).toBe('CANCELLED');
+  expect(await call(acme, 'cancel_run', { run_id: asked.run_id })).toMatchObject({ status: 'failed', error: { type: 'CANCELLED' } });
 });
 
 test('bad arguments are refused with the schema’s message', async () => {
