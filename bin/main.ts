@@ -28,7 +28,7 @@ const host: CliHost = {
   openRetriever(config) {
     const adapters = (require('../workers/build-adapters') as typeof BuildAdapters).buildAdapters(config, { namesInErrors: true });
     return {
-      retrieve: (query, kb) => adapters.retriever.retrieve(query, kb),
+      retrieve: (query, kb, scope) => adapters.retriever.retrieve(query, kb, scope),
       // The grader's reply parsed as the gradeEvidence activity parses it (without its retries: a failure falls back).
       grade: async (query, docs) => EvidenceGrade.parse(await adapters.chat.models.gradeEvidence(query, formatDocs(docs), docs)),
       close: () => adapters.close(),

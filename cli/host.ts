@@ -1,4 +1,5 @@
 import type { DocumentMeta } from '../core/knowledge/document-meta';
+import type { MetadataFilters } from '../core/retrieval/metadata-filter';
 import type { SessionEraserDeps } from '../client/erase-session';
 import type { TenantEraserDeps } from '../client/erase-tenant';
 import type { AnswerStreamReader } from '../client/follow-answer';
@@ -33,7 +34,7 @@ export type McpStdioOptions = {
   defaultSession?: string;
   kbOf(requested: string | undefined): string | undefined;
   workerCheck(): Promise<void>;
-  search?(query: string, kb: string | undefined): Promise<{ kb: string; result: RetrievalResult }>;
+  search?(query: string, kb: string | undefined, filters?: MetadataFilters): Promise<{ kb: string; result: RetrievalResult }>;
   kbStats?(kb: string): Promise<KbStats>;
   /** search_knowledge's relevance_level from the configured grader (null: none, and the scores decide). */
   grade?(query: string, docs: Chunk[]): Promise<EvidenceGrade | null>;
@@ -89,7 +90,7 @@ export type CliHost = {
   runWorker(config: RagConfig, options: { sdkLogLevel: 'INFO' | 'WARN'; allowMixedProviders: boolean }): Promise<void>;
   /** `ragtime search`: one retrieval with the configured stores, in this process. */
   openRetriever(config: RagConfig): {
-    retrieve(query: string, kb?: string): Promise<RetrievalResult>;
+    retrieve(query: string, kb?: string, scope?: { filters?: MetadataFilters }): Promise<RetrievalResult>;
     /** The configured grader (the worker's models) on evidence: what the MCP server's search_knowledge reports. */
     grade?(query: string, docs: Chunk[]): Promise<EvidenceGrade>;
     close(): Promise<void>;

@@ -1,3 +1,4 @@
+import { collect, FILTER_HELP, filtersOfFlags } from '../filter-flags';
 import type { Command } from 'commander';
 import type { RagConfig } from '../../core/config';
 import type { RetrievalResult } from '../../core/trace/writers';
@@ -35,8 +36,10 @@ export function registerKnowledgeCommands(program: Command, context: CliContext,
     .argument('<query>')
     .option('--kb <name>', 'knowledge base (default RAGTIME_KB, else MILVUS_COLLECTION)')
     .option('--top-k <n>', 'final top-K (default RETRIEVAL_TOP_K)')
+    .option('--filter <key=value>', FILTER_HELP, collect)
     .option('--json', 'print {docs, meta, diagnostics} as JSON')
-    .action(async (query: string, flags: { kb?: string; topK?: string; json?: boolean }) => {
+    .action(async (query: string, flags: { kb?: string; topK?: string; filter?: string[]; json?: boolean }) => {
+      const filters = filtersOfFlags(flags.filter); // a bad one exits 2 before the stores are opened
       const topK = flags.topK === undefined ? context.config.retrieval.topK : Number(flags.topK);
       if (!Number.isInteger(topK) || topK < 1) {
         console.error(`ragtime: INVALID_INPUT: --top-k ${flags.topK} is not a positive integer`);
@@ -48,7 +51,7 @@ export function registerKnowledgeCommands(program: Command, context: CliContext,
       const retriever = context.host.openRetriever(config);
       try {
         // A knowledge base that does not exist is UNKNOWN_KB (exit 2), listing the ones that do.
-        const result = await retriever.retrieve(query, kb);
+        const result = await retriever.retrieve(query, kb, filters.filters ? { filters: filters.filters } : undefined);
         console.log(flags.json ? JSON.stringify(result, null, 2) : renderRetrieval(result));
         if (result.meta.retrieval_mode === 'failed') {
           console.error(retrievalFailureLine(result, config, kb));

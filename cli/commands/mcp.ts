@@ -38,11 +38,11 @@ export function registerMcp(program: Command, context: CliContext): void {
             : {
                 // relevance_level from the configured grader (the worker's models), on the same adapters.
                 grade: async (query, docs) => (await (opened.retriever ??= context.host.openRetriever(config)).grade?.(query, docs)) ?? null,
-                async search(query, kb) {
+                async search(query, kb, filters) {
                   // Opened on first use: the stores' SDKs take a second to load, and most sessions only ask.
                   const retriever = (opened.retriever ??= context.host.openRetriever(config));
                   const name = kb ?? context.kbOf(undefined);
-                  return { kb: name, result: await retriever.retrieve(query, name) };
+                  return { kb: name, result: await retriever.retrieve(query, name, filters ? { filters } : undefined) };
                 },
               }),
         });

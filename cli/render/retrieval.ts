@@ -5,9 +5,22 @@ import { shownPage } from '../../core/schemas/page-number';
 const fmt = (value: number | null | undefined, digits = 4): string => (typeof value === 'number' ? value.toFixed(digits) : '-');
 const rankOf = (value: number | null): string => (value === null ? '-' : String(value));
 
+const FILTER_NOTES = {
+  no_metadata: 'the knowledge base\'s leaves carry no metadata (ingested before it): ingest again to filter on it',
+  no_match: 'no document matches it',
+} as const;
+
+/** issue 44 §2: the filter, how many documents it left, and why none when it left none. */
+function filterLine(d: RetrievalDiagnostics): string {
+  const filter = Object.entries(d.filters ?? {}).map(([key, values]) => `${key}=${values.join(',')}`).join(' ');
+  const left = d.filter_documents === null || d.filter_documents === undefined ? '' : `: ${d.filter_documents} document(s) left`;
+  return `filter ${filter}${left}${d.filter_note ? ` (${FILTER_NOTES[d.filter_note]})` : ''}`;
+}
+
 function diagnosticsLines(d: RetrievalDiagnostics): string[] {
   const lines: string[] = [];
   if (d.embedding_error) lines.push(`embedding error: ${d.embedding_error}`);
+  if (d.filters) lines.push(filterLine(d));
   for (const [leg, hits] of Object.entries(d.legs)) {
     if (!hits) continue;
     lines.push(`${leg} leg (top ${hits.length}):`);

@@ -20,14 +20,19 @@ export const FILTER_MAX_VALUES = 64;
 const FilterKey = z.union([z.literal(DOC_ID_KEY), MetaKey]);
 
 /**
- * Filters as the API, MCP, the SDK and a run's input take them: `{ product: "a" }` or `{ product: ["a", "b"] }` (one
- * of), normalized to lists.
+ * Filters as the API, MCP and the SDK take them: `{ product: "a" }` or `{ product: ["a", "b"] }` (one of). This form has
+ * no transform, so it describes itself as JSON Schema (OpenAPI, MCP tool schemas).
  */
-export const MetadataFilters = z
-  .record(FilterKey, z.union([MetaValue.transform((value) => [value]), z.array(MetaValue).min(1).max(FILTER_MAX_VALUES)]))
+export const FiltersInput = z
+  .record(FilterKey, z.union([MetaValue, z.array(MetaValue).min(1).max(FILTER_MAX_VALUES)]))
   .refine((filters) => Object.keys(filters).length <= FILTER_MAX_KEYS, `at most ${FILTER_MAX_KEYS} filter keys`);
+export type MetadataFiltersInput = z.input<typeof FiltersInput>;
+
+/** Filters as a run's input keeps them: every value a list. */
+export const MetadataFilters = FiltersInput.transform((filters) =>
+  Object.fromEntries(Object.entries(filters).map(([key, values]) => [key, Array.isArray(values) ? values : [values]])),
+);
 export type MetadataFilters = z.output<typeof MetadataFilters>;
-export type MetadataFiltersInput = z.input<typeof MetadataFilters>;
 
 /** One clause of a leaf search: the document's `key` holds one of `anyOf` (or, with `orMissing`, has no `key`). */
 export type FilterClause = { key: string; anyOf: readonly string[]; orMissing?: boolean };

@@ -1,3 +1,4 @@
+import { FiltersInput } from '../../core/retrieval/metadata-filter';
 import { z } from 'zod';
 import { DocumentRecord, KbName, KbStats } from '../../core/knowledge/knowledge-base';
 import { RagStep } from '../../core/progress/rag-step';
@@ -43,6 +44,7 @@ export const AskBody = z.strictObject({
   sessionId: ApiSessionId.optional().describe('the session to ask in; a new one (owned by the caller) when omitted'),
   hitl: HitlSettings.partial().optional().describe('clarification settings: answer timeout and maximum rounds'),
   kb: KbName.optional().describe("the knowledge base to read; one of the caller's (GET /api/kbs); default: the server's default if the caller may use it, else the caller's first"),
+  filters: FiltersInput.optional().describe('only documents whose metadata matches, inside the search (issue 44): {"product": "atlas"} or {"product": ["atlas", "zephyr"]} (one of); every key must match; "doc_id" names documents'),
   wait: z
     .boolean()
     .default(true)

@@ -93,7 +93,7 @@ export function registerRunTools(server: McpServer, deps: RunToolDeps): void {
       outputSchema: RunResult,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async ({ question, kb, session }, extra) =>
+    async ({ question, kb, filters, session }, extra) =>
       guarded(() =>
         audited('ask_knowledge', async (notes) => {
           notes.text = question;
@@ -104,7 +104,7 @@ export function registerRunTools(server: McpServer, deps: RunToolDeps): void {
           await workerCheck();
           const workflowId = newRagWorkflowId(sessionId);
           notes.workflowId = workflowId;
-          return result(await onRun(workflowId, extra, notes, () => rag.ask(question, { sessionId, workflowId, ...(scope.tenant ? { tenant: scope.tenant } : {}), ...(kbName === undefined ? {} : { kb: kbName }) })));
+          return result(await onRun(workflowId, extra, notes, () => rag.ask(question, { sessionId, workflowId, ...(scope.tenant ? { tenant: scope.tenant } : {}), ...(kbName === undefined ? {} : { kb: kbName }), ...(filters ? { filters } : {}) })));
         }),
       ),
   );

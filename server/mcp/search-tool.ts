@@ -1,3 +1,4 @@
+import { MetadataFilters } from '../../core/retrieval/metadata-filter';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { EvidenceGrade } from '../../core/schemas/model-outputs';
 import type { Chunk } from '../../core/schemas/retrieved-chunk';
@@ -9,7 +10,7 @@ import { guarded, result } from './tool-result';
 import { MCP_MAX_EVIDENCE, SearchKnowledgeInput, SearchResult } from './tool-schemas';
 
 /** One in-process retrieval (`ragtime search`), in the knowledge base named (undefined: the default). */
-export type McpSearch = (query: string, kb: string | undefined) => Promise<{ kb: string; result: RetrievalResult }>;
+export type McpSearch = (query: string, kb: string | undefined, filters?: MetadataFilters) => Promise<{ kb: string; result: RetrievalResult }>;
 /** The configured grader on the evidence a search returns; null when there is none to ask. */
 export type McpGrade = (query: string, docs: Chunk[]) => Promise<EvidenceGrade | null>;
 
@@ -43,11 +44,12 @@ export function registerSearchTool(
       outputSchema: SearchResult,
       annotations: { readOnlyHint: true, openWorldHint: false },
     },
-    async ({ query, kb, top_k }) =>
+    async ({ query, kb, filters, top_k }) =>
       guarded(() =>
         audited('search_knowledge', async (notes) => {
           notes.text = query;
-          const found = await search(query, scope.kbOf(kb));
+          // issue 44 §2: the filters, parsed to lists, go into both searches.
+          const found = await search(query, scope.kbOf(kb), filters ? MetadataFilters.parse(filters) : undefined);
           const topK = top_k ?? DEFAULT_TOP_K;
           const failed = found.result.meta.retrieval_mode === 'failed';
           const graded = failed ? null : await gradeOf(query, found.result.docs.slice(0, Math.min(topK, MCP_MAX_EVIDENCE)));

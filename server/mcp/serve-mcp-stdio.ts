@@ -1,3 +1,4 @@
+import type { MetadataFilters } from '../../core/retrieval/metadata-filter';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import { createAnswerStreamStore } from '../../activities/adapters/sql-answer-stream';
 import { createAuditStore } from '../../activities/adapters/sql-audit-store';
@@ -15,7 +16,7 @@ export type McpStdioOptions = {
   defaultSession?: string;
   kbOf(requested: string | undefined): string | undefined;
   workerCheck(): Promise<void>;
-  search?(query: string, kb: string | undefined): Promise<{ kb: string; result: RetrievalResult }>;
+  search?(query: string, kb: string | undefined, filters?: MetadataFilters): Promise<{ kb: string; result: RetrievalResult }>;
   kbStats?(kb: string): Promise<KbStats>;
   /** search_knowledge's relevance_level from the configured grader (null: none, and the scores decide). */
   grade?(query: string, docs: Chunk[]): Promise<EvidenceGrade | null>;

@@ -1,3 +1,4 @@
+import { FiltersInput } from '../../core/retrieval/metadata-filter';
 import { z } from 'zod';
 import { KbName } from '../../core/knowledge/knowledge-base';
 import { HitlAnswer, Question, SessionId } from '../../core/schemas/run-io';
@@ -15,11 +16,16 @@ export const MCP_MAX_EVIDENCE = 8;
 /** Each evidence text is cut to this many characters (with an ellipsis). */
 export const MCP_EVIDENCE_CHARS = 600;
 
+/** issue 44 §2: the same filters as the HTTP API's and `ask --filter`. */
+const FILTERS_DESCRIPTION =
+  'Only documents whose metadata matches, applied inside the search: {"product": "atlas"}, or {"product": ["atlas", "zephyr"]} for one of; every key must match; "doc_id" names documents by id.';
+
 const RunId = z.string().trim().min(1, 'run_id is empty').max(1024);
 
 export const AskKnowledgeInput = z.strictObject({
   question: Question.describe('The question, as the person asked it (1–2,000 characters).'),
   kb: KbName.optional().describe('Knowledge base to read; default: the configured one (or your tenant’s).'),
+  filters: FiltersInput.optional().describe(FILTERS_DESCRIPTION),
   session: SessionId.optional().describe(
     'Conversation id. Runs of one session are one conversation: a follow-up ("它的保修期呢？", "and the X3?") is read with the earlier turns. Omitted: a new conversation for this question alone (the result’s session_id names it; pass it back to ask a follow-up).',
   ),
@@ -45,6 +51,7 @@ export type CancelRunToolInput = z.infer<typeof CancelRunToolInput>;
 export const SearchKnowledgeInput = z.strictObject({
   query: Question.describe('What to look for (1–2,000 characters).'),
   kb: KbName.optional().describe('Knowledge base to search; default: the configured one.'),
+  filters: FiltersInput.optional().describe(FILTERS_DESCRIPTION),
   top_k: z.number().int().min(1).max(MCP_MAX_EVIDENCE).optional().describe(`How many evidence items, 1–${MCP_MAX_EVIDENCE} (default 5).`),
 });
 export type SearchKnowledgeInput = z.infer<typeof SearchKnowledgeInput>;

@@ -40,7 +40,7 @@ export const runRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { rag, te
     if (!(await tenants.claimSession(sessionId, request.tenant))) throw notFound('session', sessionId);
     await workerCheck();
     // The session's earlier turns are the tenant's only (issue 25 §1).
-    const options = { sessionId, kb, tenant: request.tenant, ...(hitl ? { hitl } : {}) };
+    const options = { sessionId, kb, tenant: request.tenant, ...(hitl ? { hitl } : {}), ...(request.body.filters ? { filters: request.body.filters } : {}) };
     if (!wait) return reply.code(202).send({ ...(await rag.start(question, options)), status: 'running' as const });
     // Bounded (issue 14 §3): a worker that died a moment ago still counts as polling for minutes, and nobody would
     // settle the run. After askWaitMs the caller gets the run's id, as with wait: false; the run goes on.
