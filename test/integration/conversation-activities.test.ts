@@ -5,6 +5,8 @@ import { createOpenAiChatModels } from '../../activities/adapters/openai-chat-mo
 import { createSessionTurnStore, type SqlSessionTurnStore } from '../../activities/adapters/sql-session-turns';
 import { conversationActivities } from '../../activities/conversation-activities';
 import type { ChatModels } from '../../activities/ports';
+import { withRuleSteps } from '../../activities/adapters/rule-steps';
+import { LOCAL_MODEL_STEPS } from '../../core/model-steps';
 import { startFakeOpenAiServer, type FakeOpenAiServer } from '../support/fake-openai-server';
 
 /*
@@ -94,4 +96,52 @@ test('a worker without a store reads no turns and records none', async () => {
   const bare = conversationActivities({ models: createOfflineChatModels(), sessionTurns: 6 });
   expect((await bare.openTurn({ tenant: '', sessionId: 'x', question: Q2 })).data.record).toMatchObject({ turnsBefore: 0, condensedBy: 'none' });
   expect(await bare.recordTurn({ tenant: '', sessionId: 'x', turn: { question: Q2, standaloneQuestion: Q2, answer: null, route: null, workflowId: 'w' } })).toBeNull();
+});
+
+describe('the intent step (issue 44 §5)', () => {
+  // The answer model writes the reply (structured output `intent_reply`), asked only after the rules found a greeting,
+  // a thanks or a question about the conversation; a failed reply leaves the rules' reply; with MODEL_STEPS
+  // intent=rules (the local model's default) and the offline provider no model is asked.
+  const intentModels = () => createOpenAiChatModels({ apiKey: API_KEY, baseUrl: server.baseUrl, fastModel: 'fast-mini', gradeModel: 'grade-large', answerModel: 'answer-large' });
+  const open = (models: ChatModels, sessionId: string, question: string) =>
+    inActivity(() => activities(models).openTurn({ tenant: '', sessionId, question, recognizeIntent: true }));
+
+  test('a question about the conversation: one ANSWER_MODEL call with the turns; its reply is the answer, and nothing is condensed', async () => {
+    const session = newSession();
+    await firstTurn(openAi(), session);
+    server.enqueue('intent_reply', { json: { needs_retrieval: false, reply: `你刚才问的是 Aurora X2 的保修期。` } });
+    const opened = await open(intentModels(), session, '我刚才问了什么？');
+    expect(opened.data.intent).toMatchObject({ intent: 'conversation_meta', decided_by: 'model', needs_retrieval: false, reply: '你刚才问的是 Aurora X2 的保修期。', replied_by: 'answer-large' });
+    expect(opened.data.record).toMatchObject({ standaloneQuestion: '我刚才问了什么？', condensedBy: 'none', why: 'a conversation_meta needs no retrieval' });
+    expect(server.requests.map((request) => [request.body.model, request.schemaName])).toEqual([['answer-large', 'intent_reply']]);
+    const prompt = JSON.stringify(server.requests[0]?.body.messages);
+    expect(prompt).toContain(`[1] 问：${Q1}`);
+    expect(prompt).toContain('用户的最新消息：我刚才问了什么？');
+    expect(opened.modelCalls?.map((call) => call.schema)).toEqual(['intent_reply']);
+  });
+
+  test('the model says a greeting-like message needs retrieval: the run retrieves; a real question never asks the model', async () => {
+    server.enqueue('intent_reply', { json: { needs_retrieval: true, reply: '' } });
+    const hello = await open(intentModels(), newSession(), 'Hello');
+    expect(hello.data.intent).toMatchObject({ intent: 'knowledge_query', decided_by: 'model', needs_retrieval: true, reply: null });
+    const real = await open(intentModels(), newSession(), 'Hi-Fi 音箱多少钱?');
+    expect(real.data.intent).toMatchObject({ intent: 'knowledge_query', decided_by: 'rules', needs_retrieval: true });
+    expect(server.requests.map((request) => request.schemaName)).toEqual(['intent_reply']);
+  });
+
+  test('a reply that breaks its schema: the rules reply, and the record says why', async () => {
+    server.setDefault('intent_reply', { json: { answer: 'hi' } });
+    const opened = await open(intentModels(), newSession(), 'thanks!');
+    expect(opened.data.intent).toMatchObject({ intent: 'thanks', decided_by: 'rules', needs_retrieval: false, reply: "You're welcome! Ask me if anything else comes up." });
+    expect(opened.data.intent?.rule).toMatch(/^thanks:thanks; the model's reply failed \(.*intent_reply.*\), the rules replied$/s);
+  });
+
+  test('MODEL_STEPS intent=rules (the local model) and the offline provider: the rules reply, no model call', async () => {
+    const local = withRuleSteps(intentModels(), createOfflineChatModels(), LOCAL_MODEL_STEPS);
+    for (const models of [local, createOfflineChatModels()]) {
+      const opened = await open(models, newSession(), '你好');
+      expect(opened.data.intent).toMatchObject({ intent: 'greeting', decided_by: 'rules', reply: '你好！有什么关于知识库文档的问题，尽管问我。', replied_by: 'intent-rules v1' });
+    }
+    expect(server.requests).toHaveLength(0);
+  });
 });
