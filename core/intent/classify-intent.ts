@@ -85,5 +85,9 @@ export function classifyIntent(question: string, context: { turnsBefore: number 
  * Whether the rules could answer the question without retrieval in some session (a greeting, a thanks, or a question
  * about the conversation if it has turns): only such a run asks the intent patch, so a run of any other question
  * records the same history as before (workflows/start-patches.ts).
+ *
+ * WARNING: the workflow calls this to decide whether to ask INTENT_PATCH, so it is part of the recorded histories. A
+ * rule change that stops matching a message makes the histories of runs of that message fail replay (their marker is
+ * no longer asked for); adding a phrase is safe (a history without the marker replays as a knowledge query).
  */
 export const mayNeedNoRetrieval = (question: string): boolean => !classifyIntent(question, { turnsBefore: 1 }).needs_retrieval;
