@@ -55,8 +55,14 @@ export function createApi(token: string, onUnauthorized: () => void = () => unde
     compare: <T>(a: string, b: string, signal?: AbortSignal) => call<T>('GET', `/api/runs/compare?a=${id(a)}&b=${id(b)}`, undefined, signal),
     sessionTrace: (sessionId: string, signal?: AbortSignal) => call<SessionTraceView>('GET', `/api/diagnosis/${id(sessionId)}/trace`, undefined, signal),
     sessionTurns: (sessionId: string, signal?: AbortSignal) => call<SessionTurnsView>('GET', `/api/sessions/${id(sessionId)}/turns`, undefined, signal),
-    ask: (question: string, where: { kb?: string; sessionId?: string } = {}) =>
-      call<RunStartedView>('POST', '/api/runs', { question, wait: false, ...(where.kb ? { kb: where.kb } : {}), ...(where.sessionId ? { sessionId: where.sessionId } : {}) }),
+    ask: (question: string, where: { kb?: string; sessionId?: string; filters?: Record<string, string[]> } = {}) =>
+      call<RunStartedView>('POST', '/api/runs', {
+        question,
+        wait: false,
+        ...(where.kb ? { kb: where.kb } : {}),
+        ...(where.sessionId ? { sessionId: where.sessionId } : {}),
+        ...(where.filters ? { filters: where.filters } : {}),
+      }),
     answer: (workflowId: string, answer: string) => call<RagOutcome>('POST', `/api/runs/${id(workflowId)}/answer`, { answer }),
     cancel: (workflowId: string) => call<RunCancellationView>('POST', `/api/runs/${id(workflowId)}/cancel`),
   };

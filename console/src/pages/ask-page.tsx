@@ -28,10 +28,10 @@ function Conversation({ api, sessionId }: { api: Api; sessionId: string }) {
     if (open !== null) setLive((current) => current ?? open);
   }, [open]);
 
-  const ask = async (question: string, kb: string | undefined): Promise<boolean> => {
+  const ask = async (question: string, kb: string | undefined, filters: Record<string, string[]> | undefined): Promise<boolean> => {
     let started = false;
     await run(async () => {
-      const { workflowId } = await api.ask(question, { sessionId, ...(kb ? { kb } : {}) });
+      const { workflowId } = await api.ask(question, { sessionId, ...(kb ? { kb } : {}), ...(filters ? { filters } : {}) });
       setLive({ workflowId, question });
       started = true;
     });
