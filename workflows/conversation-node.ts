@@ -1,6 +1,8 @@
 import { isCancellation, log, proxyLocalActivities } from '@temporalio/workflow';
 import type { ConversationActivities, SessionKey } from '../activities/contracts';
 import { historyWindow } from '../core/conversation/history-window';
+import { classifyIntent } from '../core/intent/classify-intent';
+import { decideByRules } from '../core/intent/decide-intent';
 import { conversationRecord } from '../core/conversation/open-turn';
 import * as steps from '../core/progress/step-messages';
 import type { RagRun } from '../core/run/rag-run';
@@ -37,6 +39,9 @@ export async function openConversation(run: RagRun, key: SessionKey): Promise<vo
     const reason = runErrorOf(error).message;
     const why = `the session's earlier turns could not be read (${reason}); the question is used as asked`;
     run.conversation = conversationRecord(asked, 0, historyWindow([], 0), { standalone: asked, condensedBy: 'fallback', why });
+    // Issue 44 §5: a greeting or a thanks needs no turns; the rules still answer it (a question about the conversation
+    // without its turns is a knowledge query).
+    if (asksIntent(run)) run.intent = decideByRules(classifyIntent(asked, { turnsBefore: 0 }), [], 0);
   }
 }
 

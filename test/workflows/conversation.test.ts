@@ -249,6 +249,17 @@ describe('questions that need no retrieval', () => {
     }, { turns });
   });
 
+  test('a session store that cannot be read: a greeting is still answered by the rules, without retrieval', async () => {
+    const lost = createSessionTurnStore({ sqliteFile: ':memory:' });
+    await lost.migrate();
+    await lost.close();
+    await withWorker(env, intentScript(), async (rag, calls) => {
+      const outcome = await rag.ask('谢谢', { sessionId: sessionId() });
+      expect([outcome.route, outcome.answer?.text, outcome.conversation?.condensedBy, outcome.rag_trace?.needs_retrieval]).toEqual(['answer', '不客气！还有其他问题随时问我。', 'fallback', false]);
+      expect(calls.retrieval).toEqual([]);
+    }, { turns: lost });
+  }, 60_000);
+
   test('a short real question that starts like a greeting is retrieved for', async () => {
     await withWorker(env, intentScript(), async (rag, calls) => {
       const outcome = await rag.ask(HIFI, { sessionId: sessionId() });
