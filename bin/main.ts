@@ -101,7 +101,7 @@ const host: CliHost = {
       databaseUrl: config.database.url,
       sqliteFile: auditSqliteFileOf(config),
     });
-    return { claim: (sessionId, tenant) => owners.claim(sessionId, tenant), close: () => owners.close() };
+    return { claim: (sessionId, tenant) => owners.claim(sessionId, tenant), isPurged: (tenant) => owners.isPurged(tenant), close: () => owners.close() };
   },
   // search_knowledge at /mcp searches with the retriever `ragtime search` uses (opened on the first search);
   // GET /api/doctor runs the checks of `ragtime doctor`.

@@ -59,6 +59,8 @@ export type SessionTurnReader = {
 export type SessionOwners = {
   /** Makes `tenant` the owner of a session nobody owns yet; resolves to the owner (`tenant`, or whoever owned it). */
   claim(sessionId: string, tenant: string): Promise<string>;
+  /** True for a tenant `ragtime tenant purge` erased (issue 45 §2): its runs are refused until `tenant readmit`. */
+  isPurged?(tenant: string): Promise<boolean>;
   close(): Promise<void>;
 };
 

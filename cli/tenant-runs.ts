@@ -7,7 +7,8 @@ import type { CliHost, SessionOwners } from './host';
  * makes a caller's: a session is claimed for the tenant before its first run starts, and each run carries the tenant,
  * so its turns are kept under it. The console signed in as that tenant then shows the runs (`make demo` records its
  * console's tenant, "demo", in the settings file), while any other tenant's token still gets NOT_FOUND for them. A
- * session another tenant owns is refused before anything starts (exit 2). Without RAGTIME_TENANT nothing changes:
+ * session another tenant owns is refused before anything starts (exit 2), and so is every run of a purged tenant
+ * (`ragtime tenant purge`, issue 45 §2). Without RAGTIME_TENANT nothing changes:
  * the runs belong to no tenant ('') and no session is claimed.
  */
 export type TenantRuns = {
@@ -41,6 +42,10 @@ export function tenantRuns(config: RagConfig, host: Pick<CliHost, 'openSessionOw
     async claim(sessionId) {
       if (claimed.has(sessionId)) return;
       owners ??= host.openSessionOwners(config);
+      // A purged tenant's tokens are refused (issue 45 §2); its runs from this shell are too.
+      if (await owners.isPurged?.(tenant)) {
+        throw new RagError('INVALID_INPUT', `RAGTIME_TENANT ${JSON.stringify(tenant)} was purged (ragtime tenant purge); nothing was started: unset RAGTIME_TENANT, or \`ragtime tenant readmit ${tenant}\` first`);
+      }
       const refusal = foreignSessionRefusal(sessionId, tenant, await owners.claim(sessionId, tenant));
       if (refusal) throw refusal;
       claimed.add(sessionId);

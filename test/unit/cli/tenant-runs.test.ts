@@ -25,7 +25,7 @@ const host = {
   openSessionOwners: (config: RagConfig) => {
     opened += 1;
     const owners = createSessionOwnerStore({ sqliteFile: auditSqliteFileOf(config) });
-    return { claim: (sessionId: string, tenant: string) => owners.claim(sessionId, tenant), close: () => owners.close() };
+    return { claim: (sessionId: string, tenant: string) => owners.claim(sessionId, tenant), isPurged: (tenant: string) => owners.isPurged(tenant), close: () => owners.close() };
   },
 };
 const configWith = (env: Record<string, string>) => parseConfig({ RAGTIME_DATA_DIR: dataDir, ...env });
@@ -77,4 +77,21 @@ test('no RAGTIME_TENANT: runs of no tenant, as before; no session is claimed and
   await runs.close();
   expect(opened).toBe(0);
   expect(await apiOwns('ask-ffffffffffff', 'demo')).toBe(false);
+});
+
+test('issue 45 §2 a purged RAGTIME_TENANT starts nothing (exit 2) and claims nothing, until it is readmitted', async () => {
+  const owners = createSessionOwnerStore(location());
+  await owners.markPurged('gone');
+  const runs = tenantRuns(configWith({ RAGTIME_TENANT: 'gone' }), host);
+  let refused: unknown = null;
+  await runs.claim('gone-conversation').catch((error: unknown) => (refused = error));
+  expect(isRagError(refused) ? [refused.code, refused.message] : refused).toEqual([
+    'INVALID_INPUT',
+    'RAGTIME_TENANT "gone" was purged (ragtime tenant purge); nothing was started: unset RAGTIME_TENANT, or `ragtime tenant readmit gone` first',
+  ]);
+  expect(await owners.ownerOf('gone-conversation')).toBeNull();
+  await owners.readmit('gone');
+  await runs.claim('gone-conversation');
+  expect(await owners.ownerOf('gone-conversation')).toBe('gone');
+  await Promise.all([runs.close(), owners.close()]);
 });
