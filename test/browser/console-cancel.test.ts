@@ -2,20 +2,18 @@
  * The console's Cancel button (issue 43 §6) in a real browser (Debian's chromium, test/support/console-browser.ts)
  * against a real server and an in-process worker on the dev server (test/support/http-harness.ts), whose HOLD
  * questions are graded by a model call that holds until its activity is cancelled (test/support/held-models.ts).
- * Screenshots go to .data/artifacts/console/ (git-ignored).
- *
- * @solo a browser, a server and a worker under test: at full load the page's waits stretch.
+ * Screenshots go to .data/artifacts/console/ (git-ignored). It runs in the shared tier: nothing here is timed (the
+ * page's waits are up to 30 s), unlike console.test.ts' streamed answer.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import { CONSOLE_DIST } from '../../server/http/console-assets';
-import type { KnowledgeApi } from '../../server/http/server-deps';
 import { closedStatus } from '../support/closed-status';
 import { launchConsoleBrowser, type ConsoleBrowser } from '../support/console-browser';
 import { HOLD, heldModels } from '../support/held-models';
-import { TOKENS, openHttpHarness, simpleQuestion, type HttpHarness } from '../support/http-harness';
+import { EMPTY_KNOWLEDGE_API, TOKENS, openHttpHarness, simpleQuestion, type HttpHarness } from '../support/http-harness';
 import { REPO_ROOT, pollUntil } from '../support/services';
 import { sessionId } from '../workflows/harness';
 
@@ -23,14 +21,6 @@ jest.setTimeout(90_000);
 
 const ARTIFACTS = path.join(REPO_ROOT, '.data', 'artifacts', 'console');
 const { models, held } = heldModels();
-// GET /api/kbs (the sign-in check): no knowledge bases; retrieval is the harness' own.
-const noKnowledge: KnowledgeApi = {
-  list: async () => [],
-  stats: () => Promise.reject(new Error('unused')),
-  open: () => Promise.reject(new Error('unused')),
-  documents: { list: () => Promise.reject(new Error('unused')) },
-  removeDocument: () => Promise.reject(new Error('unused')),
-};
 
 let harness: HttpHarness;
 let url: string;
@@ -42,7 +32,7 @@ beforeAll(async () => {
   if (build.status !== 0) throw new Error(`building the console failed:\n${build.stdout}\n${build.stderr}`);
   mkdirSync(ARTIFACTS, { recursive: true });
   harness = await openHttpHarness({ models });
-  url = await harness.server({ consoleRoot: CONSOLE_DIST, knowledge: noKnowledge }).listen({ host: '127.0.0.1', port: 0 });
+  url = await harness.server({ consoleRoot: CONSOLE_DIST, knowledge: EMPTY_KNOWLEDGE_API }).listen({ host: '127.0.0.1', port: 0 });
   browser = await launchConsoleBrowser();
 }, 120_000);
 afterAll(async () => {

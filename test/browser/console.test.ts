@@ -14,10 +14,9 @@ import * as path from 'node:path';
 import type { Page } from 'playwright-core';
 import type { RagOutcome } from '../../core/schemas/run-io';
 import { CONSOLE_DIST } from '../../server/http/console-assets';
-import type { KnowledgeApi } from '../../server/http/server-deps';
 import { hashToken } from '../../server/http/token-auth';
 import { launchConsoleBrowser, type ConsoleBrowser } from '../support/console-browser';
-import { STREAMED_ANSWER, STREAMED_DELTA_MS, STREAMED_PIECES, TOKENS as HARNESS_TOKENS, openHttpHarness, streamedQuestion, type HttpHarness } from '../support/http-harness';
+import { EMPTY_KNOWLEDGE_API, STREAMED_ANSWER, STREAMED_DELTA_MS, STREAMED_PIECES, TOKENS as HARNESS_TOKENS, openHttpHarness, streamedQuestion, type HttpHarness } from '../support/http-harness';
 import { dropTestCollection } from '../support/milvus';
 import { startServeProcess } from '../support/serve-process';
 import { REPO_ROOT } from '../support/services';
@@ -373,18 +372,10 @@ test("another tenant's token sees none of it", async () => {
 describe('the answer as it is written (issue 25 §2)', () => {
   let harness: HttpHarness;
   let streamUrl: string;
-  // GET /api/kbs (the sign-in check): no knowledge bases; retrieval is the harness' own.
-  const noKnowledge: KnowledgeApi = {
-    list: async () => [],
-    stats: () => Promise.reject(new Error('unused')),
-    open: () => Promise.reject(new Error('unused')),
-    documents: { list: () => Promise.reject(new Error('unused')) },
-    removeDocument: () => Promise.reject(new Error('unused')),
-  };
 
   beforeAll(async () => {
     harness = await openHttpHarness();
-    streamUrl = await harness.server({ consoleRoot: CONSOLE_DIST, knowledge: noKnowledge }).listen({ host: '127.0.0.1', port: 0 });
+    streamUrl = await harness.server({ consoleRoot: CONSOLE_DIST, knowledge: EMPTY_KNOWLEDGE_API }).listen({ host: '127.0.0.1', port: 0 });
   }, 60_000);
   afterAll(async () => harness?.close(), 30_000);
 

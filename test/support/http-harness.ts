@@ -13,6 +13,7 @@ import { createAnswerStreamStore, type SqlAnswerStreamStore } from '../../activi
 import { createSessionOwnerStore, type SqlSessionOwnerStore } from '../../activities/adapters/sql-session-owners';
 import { createSessionTurnStore, type SqlSessionTurnStore } from '../../activities/adapters/sql-session-turns';
 import { createHttpServer, type HttpServerOptions } from '../../server/http/create-http-server';
+import type { KnowledgeApi } from '../../server/http/server-deps';
 import { createTenantDirectory, type TenantDirectory } from '../../server/http/tenant-directory';
 import { hashToken } from '../../server/http/token-auth';
 import { RagClient } from '../../client/rag-client';
@@ -103,6 +104,15 @@ export const httpRetriever: Retriever = {
   async retrieve(query) {
     return { docs: [chunk(query.includes(STREAMED) ? STREAMED_PASSAGE : '丹瑾是湮灭属性角色。')], meta: metaM0(1) };
   },
+};
+
+/** GET /api/kbs (the console's sign-in check) answers no knowledge bases: the console tests' retrieval is the harness' own. */
+export const EMPTY_KNOWLEDGE_API: KnowledgeApi = {
+  list: async () => [],
+  stats: () => Promise.reject(new Error('unused')),
+  open: () => Promise.reject(new Error('unused')),
+  documents: { list: () => Promise.reject(new Error('unused')) },
+  removeDocument: () => Promise.reject(new Error('unused')),
 };
 
 export type HttpHarness = {
