@@ -7,6 +7,8 @@ import type { RagClient } from '../../client/rag-client';
 import { RagError } from '../../core/errors';
 import { evaluateQuestion, type QuestionResult } from '../../core/eval/evaluate-question';
 import { parseGoldenQuestions, type GoldenQuestion } from '../../core/eval/golden-set';
+import type { DocumentMeta } from '../../core/knowledge/document-meta';
+import { documentPasses, filterClauses, MetadataFilters } from '../../core/retrieval/metadata-filter';
 import { buildReport, compareReports, type Comparison, type EvalReport } from '../../core/eval/report';
 import { renderHtml, renderMarkdown } from '../../core/eval/render-report';
 import type { IngestBatchResult } from '../../core/ingest/ingest-io';
@@ -102,13 +104,13 @@ async function withoutTurns(rag: RagClient, question: GoldenQuestion, options: E
 }
 
 /** Asks one question; a run that waits for a person is recorded as it stands and terminated (nobody will answer). */
-async function askOne(rag: RagClient, question: GoldenQuestion, options: EvalOptions, session: string): Promise<QuestionResult> {
+async function askOne(rag: RagClient, question: GoldenQuestion, options: EvalOptions, session: string, metaOf: MetaOf): Promise<QuestionResult> {
   let outcome: RagOutcome;
   const started = { at: Date.now() };
   try {
     await askTurns(rag, question, options, session);
     started.at = Date.now();
-    outcome = await rag.ask(question.question, { sessionId: session, kb: options.kb });
+    outcome = await rag.ask(question.question, { sessionId: session, kb: options.kb, ...(question.filters ? { filters: question.filters } : {}) });
   } catch (error) {
     const failure = error instanceof RagError ? { type: error.code, message: error.message } : { type: 'INTERNAL', message: String(error) };
     return evaluateQuestion(question, { workflowId: '', status: 'failed', route: null, retrievalStatus: null, answer: null, retrievals: [], modelCalls: 0, latencyMs: Date.now() - started.at, error: failure });
@@ -121,6 +123,7 @@ async function askOne(rag: RagClient, question: GoldenQuestion, options: EvalOpt
   const followUp = question.turns ? { conversation: outcome.conversation ?? null, retrievalsWithout: await withoutTurns(rag, question, options, session) } : undefined;
   return evaluateQuestion(question, {
     ...(followUp ? { followUp } : {}),
+    ...filteredOutOf(question, metaOf),
     workflowId: outcome.workflowId,
     status: outcome.status,
     route: outcome.route,
@@ -132,6 +135,17 @@ async function askOne(rag: RagClient, question: GoldenQuestion, options: EvalOpt
     latencyMs,
     error: outcome.status === 'failed' ? outcome.error : null,
   });
+}
+
+/** A document's metadata in the knowledge base, by id (undefined: none, or not there). */
+type MetaOf = (docId: string) => DocumentMeta | undefined;
+
+/** Issue 44 §2: the gold documents a question's filters leave out, by their metadata in the knowledge base. */
+function filteredOutOf(question: GoldenQuestion, metaOf: MetaOf): { filteredOut?: string[] } {
+  if (!question.filters) return {};
+  const clauses = filterClauses(MetadataFilters.parse(question.filters));
+  const out = question.gold_doc_ids.filter((id) => !documentPasses(id, metaOf(id), clauses));
+  return out.length === 0 ? {} : { filteredOut: out };
 }
 
 async function pool<T, R>(items: readonly T[], concurrency: number, work: (item: T, index: number) => Promise<R>): Promise<R[]> {
@@ -158,7 +172,9 @@ export async function runEval(rag: RagClient, admin: KnowledgeAdmin, set: Golden
     options.log(`reusing knowledge base ${options.kb}: its ${set.documents.length} document(s) are the set's, byte for byte`);
   }
   const ids = new Set(set.documents.map((d) => d.id));
-  const extraDocuments = (await admin.documents.list(options.kb)).map((record) => record.doc_id).filter((id) => !ids.has(id));
+  const records = await admin.documents.list(options.kb);
+  const metas = new Map(records.map((record) => [record.doc_id, record.meta]));
+  const extraDocuments = records.map((record) => record.doc_id).filter((id) => !ids.has(id));
   if (extraDocuments.length > 0) options.log(`note: ${options.kb} also holds ${extraDocuments.length} document(s) the set does not name (kept; they take part in retrieval)`);
 
   const questions = set.questions.slice(0, options.limit);
@@ -170,7 +186,7 @@ export async function runEval(rag: RagClient, admin: KnowledgeAdmin, set: Golden
   let done = 0;
   let lastLogged = Date.now();
   const results = await pool(questions, options.concurrency, async (question) => {
-    const result = await askOne(rag, question, options, `${evalId}-q${questions.indexOf(question) + 1}`);
+    const result = await askOne(rag, question, options, `${evalId}-q${questions.indexOf(question) + 1}`, (id) => metas.get(id));
     done += 1;
     bar?.update(done, { route: `${result.id} → ${result.route ?? result.status}` });
     if (!bar && (Date.now() - lastLogged > 10_000 || done === questions.length)) {

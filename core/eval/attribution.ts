@@ -10,9 +10,10 @@ import type { GoldenQuestion } from './golden-set';
  * fused list did not), auto-merge, rerank or the top-k cut, the min-score threshold — then grading (the evidence
  * was there, the route was wrong; or an unanswerable question was answered) and the answer (answered, gold span
  * absent). The diagnostics list 10 items per stage, so "fusion" also covers a gold chunk fused below rank 10.
+ * Before recall: the question's metadata filter (issue 44 §2), when every gold document fails it ("filter too narrow").
  */
 
-export const ATTRIBUTION_LAYERS = ['run_failed', 'recall', 'fusion', 'auto_merge', 'rerank', 'top_k', 'threshold', 'grading', 'answer'] as const;
+export const ATTRIBUTION_LAYERS = ['run_failed', 'filter', 'recall', 'fusion', 'auto_merge', 'rerank', 'top_k', 'threshold', 'grading', 'answer'] as const;
 export type AttributionLayer = (typeof ATTRIBUTION_LAYERS)[number];
 export type Attribution = { layer: AttributionLayer; detail: string };
 
@@ -41,13 +42,18 @@ export function retrievalLoss(retrieval: RetrievalResult | undefined, gold: Read
 }
 
 /** The first layer that lost a question the run got wrong; null when it got it right. */
-export function attributeMiss(question: GoldenQuestion, result: QuestionResult, lastRetrieval: RetrievalResult | undefined): Attribution | null {
+export function attributeMiss(question: GoldenQuestion, result: QuestionResult, lastRetrieval: RetrievalResult | undefined, filteredOut: readonly string[] = []): Attribution | null {
   if (result.error !== null) return { layer: 'run_failed', detail: result.error };
   const wrongAnswer = result.route === 'answer' && result.answer_contains_gold === false;
   if (result.route_correct && !wrongAnswer) return null;
   if (question.expected_route !== undefined || !question.answerable) {
     const why = question.answerable ? `expected ${question.expected_route ?? 'answer'}` : 'the documents do not hold the answer';
     return { layer: 'grading', detail: `route ${result.route ?? '-'}; ${why}` };
+  }
+  const goldRetrieved = lastRetrieval !== undefined && goldRank(lastRetrieval.docs, new Set(question.gold_doc_ids)) !== null;
+  // Issue 44 §2: the question's filters left out the gold document(s): no layer after the filter could find them.
+  if (!goldRetrieved && filteredOut.length > 0 && filteredOut.length === question.gold_doc_ids.length) {
+    return { layer: 'filter', detail: `filter too narrow: the gold document${filteredOut.length > 1 ? 's' : ''} ${filteredOut.join(', ')} do${filteredOut.length > 1 ? '' : 'es'} not match it` };
   }
   const loss = retrievalLoss(lastRetrieval, new Set(question.gold_doc_ids));
   if (loss) return loss;

@@ -33,6 +33,8 @@ export type RunFacts = {
   trace?: Pick<RagTrace, 'intent' | 'needs_retrieval'> | null;
   /** A follow-up's (issue 25 §3): how the run read it, and the same question's own retrieval asked without the turns. */
   followUp?: { conversation: ConversationRecord | null; retrievalsWithout: Array<{ purpose: string; result: RetrievalResult }> };
+  /** The gold documents the question's filters leave out (issue 44 §2, read from their metadata); absent: none. */
+  filteredOut?: string[];
 };
 
 /** A follow-up question's result: what it was read as, and its gold rank with and without the session's turns. */
@@ -138,7 +140,7 @@ export function evaluateQuestion(question: GoldenQuestion, run: RunFacts): Quest
     intent: run.trace?.intent?.intent ?? 'knowledge_query',
     needs_retrieval: run.trace?.needs_retrieval ?? true,
   };
-  result.attribution = attributeMiss(question, result, last);
+  result.attribution = attributeMiss(question, result, last, run.filteredOut);
   if (question.turns && run.followUp) {
     const alone = run.followUp.retrievalsWithout[0]?.result;
     result.follow_up = {

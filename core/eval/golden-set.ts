@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { FiltersInput } from '../retrieval/metadata-filter';
 import { Route } from '../schemas/graph-values';
 
 /*
@@ -22,6 +23,8 @@ export const GoldenQuestion = z.strictObject({
    * session of its own, to report retrieval with the session's condensation against without it.
    */
   turns: z.array(z.string().trim().min(1).max(2000)).min(1).max(5).optional(),
+  /** Metadata filters the question is asked with (issue 44 §2), as `ask --filter` and the API take them. */
+  filters: FiltersInput.optional(),
 });
 export type GoldenQuestion = z.infer<typeof GoldenQuestion>;
 

@@ -120,6 +120,12 @@ describe('failure attribution: the first layer that lost the question (one const
   test('run_failed: the run itself failed', () => {
     expect(lost({}, { status: 'failed', route: null, error: { type: 'SERVICE_UNAVAILABLE', message: 'Milvus down' } })?.layer).toBe('run_failed');
   });
+  test('filter: the question\'s metadata filter left the gold document out ("filter too narrow", issue 44 §2)', () => {
+    const filtered = question({ filters: { product: 'zephyr' } });
+    expect(lost({ dense: ['x.md'], bm25: ['x.md'], fused: ['x.md'], final: ['x.md'] }, { filteredOut: [GOLD] }, filtered)).toEqual({ layer: 'filter', detail: `filter too narrow: the gold document ${GOLD} does not match it` });
+    // A gold document that passes the filter and is still not recalled is a recall miss.
+    expect(lost({ dense: ['x.md'], bm25: ['x.md'], fused: ['x.md'], final: ['x.md'] }, {}, filtered)?.layer).toBe('recall');
+  });
   test('recall: neither leg returned a gold document', () => {
     expect(lost({ dense: ['x.md'], bm25: ['y.md'], fused: ['x.md', 'y.md'], final: ['x.md'] })?.layer).toBe('recall');
   });
