@@ -80,6 +80,9 @@ export type { SpeculationLevel, SpeculationRecord, SpeculationReport } from '../
 export type { RetrievalRecord, RunRecord } from './run-record';
 /** What `RagClient.listRuns` takes and returns: runs from visibility, by their search attributes. */
 export type { ListRunsFilter, RunRow } from './list-runs';
+/** What `RagClient.cancelRun` takes and returns (issue 43 §6): the reason and wait, then what the cancellation did. */
+export type { CancelRunOptions } from './cancel-run';
+export type { ExecutionStatus, RunCancellation } from '../core/schemas/run-cancellation';
 /**
  * What `RagClient.getRunDetail` returns (a run's outcome, trace, route path, retrievals with diagnostics, stage
  * times, grades and rounds), and what `compareRuns` makes of two of them: route and grade changes, evidence that
