@@ -199,4 +199,19 @@ describe('ingestWorkflow', () => {
     expect((error as WorkflowFailedError).cause).toMatchObject({ type: 'INVALID_INPUT' });
     expect((error as WorkflowFailedError).cause?.message).toMatch(/^invalid ingestWorkflow input: .*must be an absolute path/);
   });
+
+  test('issue 44 §1: --meta and the front matter reach every leaf and the record; the folder is path', async () => {
+    const deps = ingestDoubles();
+    const file = path.join(tmp, 'atlas-reset.md');
+    writeFileSync(file, '---\nproduct: atlas\ntags: [account]\n---\n# Reset\n\nOpen Settings, then Security.\n');
+    const taskQueue = `test-${randomUUID()}`;
+    const worker = await ingestWorker(deps, taskQueue);
+    const result = await worker.runUntil(async () =>
+      (await env.client.workflow.start(ingestWorkflow, { taskQueue, workflowId: `ingest-${randomUUID()}`, args: [{ files: [file], ids: ['guides/atlas-reset.md'], meta: { release: ['2024'], product: ['atlas-2'] } }] })).result(),
+    );
+    expect(result.totals.ingested).toBe(1);
+    const meta = { path: ['guides'], product: ['atlas-2'], tags: ['account'], release: ['2024'] };
+    expect(deps.leafStore.leaves.map((leaf) => leaf.meta)).toEqual(deps.leafStore.leaves.map(() => meta));
+    expect([...deps.documents.records.values()].map((record) => record.meta)).toEqual([meta]);
+  });
 });
