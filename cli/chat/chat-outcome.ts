@@ -1,5 +1,6 @@
 import type { RagOutcome } from '../../core/schemas/run-io';
 import { renderAnswer } from '../render/answer';
+import { shownStatus } from '../../core/run/shown-status';
 
 /*
  * An outcome as `ragtime chat` shows it: compact, since a conversation scrolls. The answer with its sources first
@@ -14,7 +15,8 @@ const preview = (text: string, length: number): string => {
 
 /** `route answer · run rag-… `, with what went wrong on a failed or degraded run. */
 function runLine(outcome: RagOutcome): string {
-  const status = outcome.status === 'completed' ? '' : `${outcome.status} · `;
+  // A run cancelled or terminated says so (issue 43 §6), not just "failed".
+  const status = outcome.status === 'completed' ? '' : `${shownStatus(outcome)} · `;
   const error = outcome.error ? ` · ${outcome.error.type}: ${preview(outcome.error.message, 160)}` : '';
   const degraded = outcome.degraded ? ` · DEGRADED: the knowledge base could not be read (${outcome.degraded.component})` : '';
   return `  ${status}route ${outcome.route ?? '-'} · run ${outcome.workflowId}${error}${degraded}`;

@@ -1,3 +1,4 @@
+import { renderChatOutcome } from '../../../cli/chat/chat-outcome';
 import { renderCancellation } from '../../../cli/render/cancellation';
 import { renderOutcome } from '../../../cli/render/outcome';
 import { closedOutcome } from '../../../core/run/run-closure';
@@ -44,6 +45,10 @@ describe('a run closed from outside', () => {
     expect(renderOutcome(closedOutcome(waiting, { how: 'timed_out', reason: null }), null)).toContain(
       '  error TIMED_OUT: the run reached its Temporal execution timeout before it finished; it takes no answers',
     );
+  });
+
+  test('ragtime chat\'s run line says cancelled', () => {
+    expect(renderChatOutcome(closedOutcome(waiting, { how: 'cancelled', reason: null })).join('\n')).toContain('  cancelled · route clarify · run rag-s-1-0a1b2c3d · CANCELLED: the run was cancelled');
   });
 
   test('a run that failed on its own still heads FAILED; a waiting one AWAITING_INPUT', () => {
