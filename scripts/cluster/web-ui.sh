@@ -36,7 +36,7 @@ ui_build() {
   tmp="$CLUSTER_UI_BIN_DIR.partial"
   rm -rf "$tmp"
   mkdir -p "$tmp/src" "$LOG_DIR"
-  say "building $UI_MODULE@$CLUSTER_UI_VERSION (temporal-ui-server, go.temporal.io/api $CLUSTER_UI_API_VERSION, GOTOOLCHAIN=$CLUSTER_UI_GOTOOLCHAIN) into $(rel "$CLUSTER_UI_BIN_DIR"); about 90 s the first time (log $(rel "$log"))"
+  say "building $UI_MODULE@$CLUSTER_UI_VERSION (temporal-ui-server, go.temporal.io/api $CLUSTER_UI_API_VERSION, GOTOOLCHAIN=$CLUSTER_UI_GOTOOLCHAIN) into $(rel "$CLUSTER_UI_BIN_DIR"); one to five minutes the first time (log $(rel "$log"))"
   start=$SECONDS
   printf 'module ragtime/temporal-ui-build\n\ngo 1.26\n' >"$tmp/src/go.mod"
   if ! (cd "$tmp/src" && export GOTOOLCHAIN="$CLUSTER_UI_GOTOOLCHAIN" CGO_ENABLED=0 GOFLAGS="-buildvcs=false -mod=mod" &&
