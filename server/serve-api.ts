@@ -2,6 +2,7 @@ import { createSessionEraser } from '../client/erase-session';
 import { createAuditStore } from '../activities/adapters/sql-audit-store';
 import { createSessionOwnerStore } from '../activities/adapters/sql-session-owners';
 import { createSessionTurnStore } from '../activities/adapters/sql-session-turns';
+import { createSyncPassStore } from '../activities/adapters/sql-sync-passes';
 import { createAnswerStreamStore } from '../activities/adapters/sql-answer-stream';
 import { openKnowledgeStores } from '../activities/knowledge/open-knowledge';
 import { AesGcmCodec } from '../client/codec/aes-gcm-codec';
@@ -56,6 +57,8 @@ export async function serveApi(config: RagConfig, rag: RagClient, options: Serve
   const sessionTurns = createSessionTurnStore(location);
   // What the workers' answer writers stream (issue 25 §2), read for the progress stream's `answer` events.
   const answerStream = createAnswerStreamStore(location);
+  // The synced sources' pass reports the workers keep (issue 46), for GET /api/sync/sources.
+  const syncPasses = createSyncPassStore(location);
   // The document endpoints read and remove; they never embed (ingestion runs on the workers).
   const { knowledge } = openKnowledgeStores(config, {
     sqliteFile: sqliteFileOf(config),
@@ -63,7 +66,7 @@ export async function serveApi(config: RagConfig, rag: RagClient, options: Serve
   });
   const mcpSearch = options.openRetriever ? lazySearch(options.openRetriever, config.milvus.collection) : undefined;
   const closeStores = async () => {
-    await Promise.allSettled([auditStore.close(), owners.close(), sessionTurns.close(), answerStream.close(), knowledge.close(), mcpSearch?.close()]);
+    await Promise.allSettled([auditStore.close(), owners.close(), sessionTurns.close(), answerStream.close(), syncPasses.close(), knowledge.close(), mcpSearch?.close()]);
   };
   try {
     // Migrate now, so an unreachable database is reported at start (naming the store), not at the first request.
@@ -90,6 +93,7 @@ export async function serveApi(config: RagConfig, rag: RagClient, options: Serve
       tenants,
       sessionTurns,
       answerStream,
+      syncPasses,
       limits: { bodyLimitBytes: config.api.bodyLimitBytes },
       corsOrigins: config.api.corsOrigins,
       workerCheck: () => assertWorkerPolling(rag, config.temporal),

@@ -19,6 +19,7 @@ import { runCancelRoutes } from './routes/run-cancel';
 import { runHistoryRoutes } from './routes/run-history';
 import { runRoutes } from './routes/runs';
 import { sessionRoutes } from './routes/sessions';
+import { syncRoutes } from './routes/sync';
 import type { HttpServerOptions, RouteDeps } from './server-deps';
 
 export type { HttpLimits, HttpServerOptions } from './server-deps';
@@ -77,6 +78,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     ...(options.knowledge ? { knowledge: options.knowledge } : {}),
     ...(options.sessionTurns ? { sessionTurns: options.sessionTurns } : {}),
     ...(options.answerStream ? { answerStream: options.answerStream } : {}),
+    ...(options.syncPasses ? { syncPasses: options.syncPasses } : {}),
     ...(options.doctor ? { doctor: options.doctor } : {}),
     ...(options.eraseSession ? { eraseSession: options.eraseSession } : {}),
     limits,
@@ -101,6 +103,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
     await api.register(sessionRoutes, deps);
     await api.register(knowledgeRoutes, deps);
     await api.register(doctorRoutes, deps);
+    await api.register(syncRoutes, deps);
   });
   // MCP over Streamable HTTP (docs/MCP.md): the same tokens and tenants as the API.
   void app.register(

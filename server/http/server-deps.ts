@@ -1,5 +1,6 @@
 import type { SessionErasure } from '../../client/erase-session';
 import type { SessionTurnStore } from '../../activities/adapters/sql-session-turns';
+import type { SyncPassStore } from '../../activities/adapters/sql-sync-passes';
 import type { AnswerStreamReader } from '../../client/follow-answer';
 import type { AuditStore } from '../../activities/ports';
 import type { DocumentRecord, KbStats } from '../../core/knowledge/knowledge-base';
@@ -52,6 +53,8 @@ export type HttpServerOptions = {
   sessionTurns?: SessionTurnReader;
   /** The side channel of streaming answers (issue 25 §2): the progress stream's `answer` events; without it, none. */
   answerStream?: AnswerStreamReader;
+  /** Synced sources' pass reports kept by the workers (issue 46), for GET /api/sync/sources when Temporal no longer has a pass. */
+  syncPasses?: Pick<SyncPassStore, 'passesOf'>;
   limits: HttpLimits;
   /** The payload codec's handler (createCodecHandler), mounted at /codec/encode and /codec/decode when given. */
   codecHandler?: CodecHandler;
@@ -83,6 +86,7 @@ export type RouteDeps = Required<Pick<HttpServerOptions, 'rag' | 'auditStore' | 
   knowledge?: KnowledgeApi;
   sessionTurns?: SessionTurnReader;
   answerStream?: AnswerStreamReader;
+  syncPasses?: Pick<SyncPassStore, 'passesOf'>;
   doctor?: () => Promise<DoctorReport>;
   eraseSession?: (sessionId: string, tenant: string) => Promise<SessionErasure>;
   limits: Required<HttpLimits>;

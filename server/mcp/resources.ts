@@ -1,10 +1,15 @@
 import { ResourceTemplate, type McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { RagClient } from '../../client/rag-client';
+import { listSyncSources, syncSourceStatus } from '../../client/sync-status';
 import type { KbStats } from '../../core/knowledge/knowledge-base';
 import type { McpScope } from './mcp-scope';
 import { guarded } from './tool-result';
 
-/** ragtime://runs/{id}/trace (the normalized trace) and, with `kbStats`, ragtime://kb/{name} (a knowledge base's stats). */
+/**
+ * ragtime://runs/{id}/trace (the normalized trace), with `kbStats` ragtime://kb/{name} (a knowledge base's stats), and
+ * for the local user (stdio, no tenant) ragtime://sync/sources: the synced sources with their last pass (issue 46), which
+ * name paths of the workers' machines, so never a tenant's.
+ */
 export function registerResources(server: McpServer, deps: { rag: RagClient; scope: McpScope; kbStats?: (kb: string) => Promise<KbStats> }): void {
   const { rag, scope, kbStats } = deps;
   server.registerResource(
@@ -19,6 +24,18 @@ export function registerResources(server: McpServer, deps: { rag: RagClient; sco
         return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(trace, null, 2) }] };
       }),
   );
+  if (scope.tenant === undefined) {
+    server.registerResource(
+      'sync-sources',
+      'ragtime://sync/sources',
+      { title: 'Synced sources', description: 'The synced sources (ragtime sync): settings, schedule, running pass and last pass report, as JSON.', mimeType: 'application/json' },
+      async (uri) =>
+        guarded(async () => {
+          const sources = await Promise.all((await listSyncSources(rag.temporal)).map((source) => syncSourceStatus(rag.temporal, source)));
+          return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify({ sources }, null, 2) }] };
+        }),
+    );
+  }
   if (!kbStats) return;
   server.registerResource(
     'kb-stats',

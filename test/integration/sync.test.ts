@@ -23,6 +23,16 @@ import { realKnowledge, type RealKnowledge } from '../support/real-knowledge';
 import { pollUntil, services } from '../support/services';
 import { newPasses, passIds, passOutcome } from '../support/sync-passes';
 import { openWorkflowEnv, scriptedAdapters, type WorkflowEnv } from '../workflows/harness';
+import { createAuditStore } from '../../activities/adapters/sql-audit-store';
+import { createSessionOwnerStore } from '../../activities/adapters/sql-session-owners';
+import { RagClient } from '../../client/rag-client';
+import { createHttpServer } from '../../server/http/create-http-server';
+import { createTenantDirectory } from '../../server/http/tenant-directory';
+import { hashToken } from '../../server/http/token-auth';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { createMcpServer } from '../../server/mcp/create-mcp-server';
+import { localScope } from '../../server/mcp/mcp-scope';
+import { newMcpClient } from '../support/mcp-client';
 
 const KB = `sync_${Date.now()}_${randomBytes(3).toString('hex')}`;
 let tmp = '';
@@ -212,4 +222,44 @@ test('two triggers at once: the passes never run side by side, and the documents
   expect(docs.length).toBe(5);
   for (const doc of docs) expect(await counts(doc.doc_id)).toEqual({ parents: doc.l1 + doc.l2, leaves: doc.l3 });
   await removeSyncSource(env.client, 'busy');
+}, 240_000);
+
+test('the HTTP API lists sources with their last pass and runs one now, for the operator only', async () => {
+  const root = path.join(tmp, 'api');
+  write(root, 'one.md', `# One\n\n${paragraph(1)}`);
+  await addSyncSource(env.client, taskQueue, { source: 'api', path: root, kb: KB, every: '1h' });
+  const [first] = await newPasses(env.client, 'api', []);
+  await passOutcome(env.client, first!);
+  const owners = createSessionOwnerStore({ sqliteFile: path.join(tmp, 'audit.sqlite') });
+  const auditStore = createAuditStore({ sqliteFile: path.join(tmp, 'audit.sqlite'), includeContent: false });
+  const tenants = createTenantDirectory({ tokens: [{ tenant: 'acme', sha256: hashToken('acme-token-0123456789abcdef'), kbs: [KB] }], operatorTokens: [hashToken('operator-token-0123456789abcdef')], owners, purged: owners, defaultKb: KB });
+  const app = createHttpServer({ rag: RagClient.fromClient(env.client, taskQueue), auditStore, tenants, limits: { bodyLimitBytes: 64 * 1024 }, syncPasses: passes });
+  const operator = { authorization: 'Bearer operator-token-0123456789abcdef' };
+  try {
+    const listed = await app.inject({ method: 'GET', url: '/api/sync/sources', headers: operator });
+    expect(listed.statusCode).toBe(200);
+    expect(listed.json().sources.find((s: { source: string }) => s.source === 'api')).toMatchObject({ scheduleId: 'ragtime-sync-api', every: '3600s', lastPass: { report: { added: 1, status: 'synced' } } });
+    expect((await app.inject({ method: 'GET', url: '/api/sync/sources', headers: { authorization: 'Bearer acme-token-0123456789abcdef' } })).statusCode).toBe(404);
+    expect((await app.inject({ method: 'GET', url: '/api/sync/sources/nope', headers: operator })).statusCode).toBe(404);
+    write(root, 'two.md', `# Two\n\n${paragraph(2)}`);
+    const before = await passIds(env.client, 'api');
+    const run = await app.inject({ method: 'POST', url: '/api/sync/sources/api/run', headers: operator });
+    expect([run.statusCode, run.json()]).toEqual([202, { source: 'api', started: true }]);
+    const [second] = await newPasses(env.client, 'api', before);
+    expect(pick(await passOutcome(env.client, second!))).toMatchObject({ added: 1, unchanged: 1 });
+    // MCP over stdio (the local user): the resource lists the sources with their last pass.
+    const server = createMcpServer({ rag: RagClient.fromClient(env.client, taskQueue), scope: localScope({ kbOf: (kb) => kb }) });
+    const client = newMcpClient('sync-test');
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await Promise.all([server.connect(serverSide), client.connect(clientSide)]);
+    const read = await client.readResource({ uri: 'ragtime://sync/sources' });
+    const listedOverMcp = JSON.parse(String((read.contents[0] as { text?: string } | undefined)?.text)) as { sources: Array<{ source: string; lastPass: { report: { added: number } } | null }> };
+    expect(listedOverMcp.sources.find((s) => s.source === 'api')?.lastPass?.report.added).toBe(1);
+    await client.close();
+    await server.close();
+  } finally {
+    await app.close();
+    await Promise.allSettled([owners.close(), auditStore.close()]);
+    await removeSyncSource(env.client, 'api');
+  }
 }, 240_000);
