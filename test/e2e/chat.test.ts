@@ -106,6 +106,28 @@ test('--session continues a conversation (its turns first); /new starts another,
   expect(await turns.turnsOf('', SESSION)).toHaveLength(3);
 });
 
+test('greetings, thanks and a question about the conversation are answered without retrieval (issue 44 §5)', async () => {
+  const session = `${SESSION}-hello`;
+  const run = await chat(['--session', session], ['你好', 'Aurora X2 路由器的保修期是多久？', '我刚才问了什么？', 'thanks!']);
+  expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+  const out = run.stdout;
+  expect(out).toContain('你好！有什么关于知识库文档的问题，尽管问我。');
+  expect(out).toContain('你刚才问的是：“Aurora X2 路由器的保修期是多久？”');
+  expect(out).toContain("You're welcome! Ask me if anything else comes up.");
+  expect(out.split('\n').filter((line) => line.includes('answered without retrieval: '))).toEqual([
+    '  answered without retrieval: a greeting (decided by the rules)',
+    '  answered without retrieval: a question about the conversation (decided by the rules)',
+    '  answered without retrieval: thanks (decided by the rules)',
+  ]);
+  expect(out).toContain('2 年保修');
+  expect((await turns.turnsOf('', session)).map((t) => [t.question, t.route])).toEqual([
+    ['你好', 'answer'],
+    ['Aurora X2 路由器的保修期是多久？', 'answer'],
+    ['我刚才问了什么？', 'answer'],
+    ['thanks!', 'answer'],
+  ]);
+});
+
 test('a bad --session is refused before anything connects (exit 2, as ask refuses it)', async () => {
   const run = await runRagtime(['chat', '--session', 'not a session'], { ...env, TEMPORAL_ADDRESS: `127.0.0.1:${await closedPort()}` }, 30_000, '');
   expect(run.code).toBe(2);
