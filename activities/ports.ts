@@ -59,6 +59,11 @@ export interface ChatModels {
    * question starts with): the evidence is that document's, so the question's referent ("这个型号") is resolved.
    */
   gradeEvidence(question: string, context: string, evidence: Chunk[], report?: CallReport, options?: { scope?: string }): Promise<unknown>;
+  /**
+   * The rules' grade with the model's P(yes) per candidate (in evidence order, null where the reply said neither)
+   * combined in (issue 43 §1, core/grading/probability-decision.ts). Only the offline policy has it.
+   */
+  gradeWithYesProbabilities?(question: string, evidence: Chunk[], yes: readonly (number | null)[], options?: { scope?: string }): Promise<unknown>;
   planRewrite(question: string, report?: CallReport): Promise<unknown>;
   /** The answer draft (`answer_draft`): text with [n] markers and {marker, doc_index, quote} citations. */
   writeAnswer(request: AnswerRequest, report?: CallReport): Promise<unknown>;

@@ -12,13 +12,23 @@ export const MODEL_STEP_NAMES = ['plan', 'grade', 'rewrite', 'condense', 'intent
 export type ModelStepName = (typeof MODEL_STEP_NAMES)[number];
 export const StepSource = z.enum(['model', 'rules']);
 export type StepSource = z.infer<typeof StepSource>;
-export const ModelSteps = z.object({ plan: StepSource, grade: StepSource, rewrite: StepSource, condense: StepSource, intent: StepSource });
+/**
+ * The grade has a third way (issue 43 §1): `probability`, the model's yes/no per candidate read from its token
+ * log-probabilities and combined with the rules' signals (core/grading/probability-decision.ts); a model whose endpoint
+ * returns no log-probabilities is graded by the spec's structured grade instead.
+ */
+export const GradeSource = z.enum(['model', 'rules', 'probability']);
+export type GradeSource = z.infer<typeof GradeSource>;
+export const ModelSteps = z.object({ plan: StepSource, grade: GradeSource, rewrite: StepSource, condense: StepSource, intent: StepSource });
 export type ModelSteps = z.infer<typeof ModelSteps>;
 
 /** A hosted model does every step (the spec's graph). */
 export const MODEL_FOR_EVERY_STEP: ModelSteps = { plan: 'model', grade: 'model', rewrite: 'model', condense: 'model', intent: 'model' };
-/** The local model writes the answer; rules plan, grade (offline-policy v3), rewrite, condense and reply to chit-chat. */
-export const LOCAL_MODEL_STEPS: ModelSteps = { plan: 'rules', grade: 'rules', rewrite: 'rules', condense: 'rules', intent: 'rules' };
+/**
+ * The local model writes the answer and grades by probability (its yes/no with the offline-policy v3 signals); rules
+ * plan, rewrite, condense and reply to chit-chat.
+ */
+export const LOCAL_MODEL_STEPS: ModelSteps = { plan: 'rules', grade: 'probability', rewrite: 'rules', condense: 'rules', intent: 'rules' };
 
 /**
  * MODEL_STEPS: comma-separated `step=model|rules` (steps: plan, grade, rewrite, condense, intent); unnamed steps keep the
@@ -30,12 +40,12 @@ export function parseModelSteps(value: string | undefined, local: boolean, repor
   for (const entry of value.split(',')) {
     const [name = '', source = ''] = entry.split('=').map((part) => part.trim().toLowerCase());
     const step = (MODEL_STEP_NAMES as readonly string[]).includes(name) ? (name as ModelStepName) : null;
-    const parsed = StepSource.safeParse(source);
+    const parsed = (step === 'grade' ? GradeSource : StepSource).safeParse(source);
     if (step === null || !parsed.success) {
-      report(`MODEL_STEPS entry "${entry.trim()}" is not step=model|rules with a step of ${MODEL_STEP_NAMES.join(', ')}: e.g. MODEL_STEPS=grade=model,plan=rules`);
+      report(`MODEL_STEPS entry "${entry.trim()}" is not step=model|rules (grade=probability too) with a step of ${MODEL_STEP_NAMES.join(', ')}: e.g. MODEL_STEPS=grade=model,plan=rules`);
       continue;
     }
-    steps[step] = parsed.data;
+    (steps as Record<ModelStepName, string>)[step] = parsed.data;
   }
   return steps;
 }

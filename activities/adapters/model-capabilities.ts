@@ -15,7 +15,15 @@ export type CapabilitySettings = {
   onLearn?: (line: string) => void;
 };
 
-type Learnt = { outputMode: OutputMode; outputReason: string; temperature: number | null; temperatureReason: string };
+type Learnt = {
+  outputMode: OutputMode;
+  outputReason: string;
+  temperature: number | null;
+  temperatureReason: string;
+  /** Issue 43 §1: token log-probabilities, learnt from the first yes/no grade (or doctor's probe) that asked for them. */
+  logprobs: 'untried' | 'supported' | 'unsupported';
+  logprobsReason: string;
+};
 
 export type ModelCapabilities = {
   /** The plan of the next call to this model at this endpoint. */
@@ -29,6 +37,8 @@ export type ModelCapabilities = {
    * worked is remembered, so a refusal that no rung fixes (a prompt too long, say) changes nothing.
    */
   learn(endpoint: string, model: string, learnt: { outputMode: OutputMode; outputReason: string } | { temperatureReason: string }): void;
+  /** What a request for log-probabilities showed: the grade by probability is used while they are supported. */
+  learnLogprobs(endpoint: string, model: string, supported: boolean, reason: string): void;
   /** The plan of each model the variables name, at `endpoint`, shown as `shownAs` (host[:port]). */
   plans(variables: Record<string, string | undefined>, endpoint: string, shownAs: string): ModelPlan[];
   readonly settings: CapabilitySettings;
@@ -46,7 +56,7 @@ export function createModelCapabilities(settings: CapabilitySettings): ModelCapa
       settings.outputMode === 'auto'
         ? { outputMode: 'json_schema' as const, outputReason: 'auto: the top rung until the endpoint refuses it' }
         : { outputMode: settings.outputMode, outputReason: `MODEL_OUTPUT_MODE=${settings.outputMode}` };
-    const fresh: Learnt = { ...output, temperature: temperature.temperature, temperatureReason: temperature.reason };
+    const fresh: Learnt = { ...output, temperature: temperature.temperature, temperatureReason: temperature.reason, logprobs: 'untried', logprobsReason: '' };
     learnt.set(key, fresh);
     return fresh;
   };
@@ -70,12 +80,22 @@ export function createModelCapabilities(settings: CapabilitySettings): ModelCapa
         plan.temperatureReason = `omitted: ${change.temperatureReason}`;
       }
     },
+    learnLogprobs(endpoint, model, supported, reason) {
+      const plan = planOf(endpoint, model);
+      const now = supported ? 'supported' : 'unsupported';
+      if (plan.logprobs !== now) settings.onLearn?.(`model ${model} at ${endpoint}: logprobs ${now} (${reason})`);
+      plan.logprobs = now;
+      plan.logprobsReason = reason;
+    },
     plans(variables, endpoint, shownAs) {
       const byModel = new Map<string, string[]>();
       for (const [variable, model] of Object.entries(variables)) {
         if (model) byModel.set(model, [...(byModel.get(model) ?? []), variable]);
       }
-      return [...byModel].map(([model, names]) => ({ model, endpoint: shownAs, variables: names, ...planOf(endpoint, model) }));
+      return [...byModel].map(([model, names]) => {
+        const { logprobsReason, ...plan } = planOf(endpoint, model);
+        return { model, endpoint: shownAs, variables: names, ...plan, ...(logprobsReason ? { logprobsReason } : {}) };
+      });
     },
   };
 }

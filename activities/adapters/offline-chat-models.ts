@@ -14,7 +14,9 @@ import type { AnswerRequest, ChatModels } from '../ports';
 import { inverseDocumentFrequency, searchTokens, taggedWords } from './jieba-reader';
 import { gradeSignals } from '../../core/grading/signals';
 import { MEANING_SENTENCE_CHARS } from '../../core/grading/grading-sentences';
-import { meaningGrade } from '../../core/grading/meaning-grade';
+import { meaningGrade, type DecidedProbability } from '../../core/grading/meaning-grade';
+import { combinedDecision } from '../../core/grading/probability-decision';
+import { PROBABILITY_DECISION } from '../../core/grading/probability-coefficients';
 import { FITTED_DECISION } from '../../core/grading/decision-coefficients';
 import type { MeaningReader } from './meaning-reader';
 
@@ -105,25 +107,29 @@ const sentencePieces = (text: string): string[] => text.match(/[\s\S]*?(?:[。�
  */
 export function createOfflineChatModels(options: { meaning?: MeaningReader } = {}): ChatModels {
   const { meaning } = options;
+  async function gradeByRules(question: string, evidence: Chunk[], scope: string | undefined, decide?: (p: number) => DecidedProbability) {
+    const input = gradeInput(question, evidence, scope);
+    // Without an embedding model (in-process tools and tests), the word rules of v2 (docs/offline-policy.md).
+    if (!meaning) return offlineGrade(input);
+    // Meaning is read with the whole question: a person's pick ("Nimbus C1 摄像头用户手册：…") says what it is about.
+    const sentences = await meaning.readSentences(question, evidence).catch((error: unknown) => error as Error);
+    if (sentences instanceof Error) {
+      // The embedding model is down after retrieval worked: grade by the word rules rather than fail the run, and say so.
+      const grade = offlineGrade(input);
+      return { ...grade, reason: `${grade.reason} (offline-policy v2: meaning unavailable, ${sentences.message.slice(0, 120)})` };
+    }
+    return meaningGrade(input, gradeSignals(input, sentences), FITTED_DECISION, decide);
+  }
   return {
     describe: meaning ? MEANING_POLICY_VERSION : OFFLINE_POLICY_VERSION,
     answerModel: meaning ? `${MEANING_POLICY_VERSION} extractive` : OFFLINE_ANSWERER,
     async planComplexity(question) {
       return offlinePlan(question);
     },
-    async gradeEvidence(question, _context, evidence: Chunk[], _report, options) {
-      const input = gradeInput(question, evidence, options?.scope);
-      // Without an embedding model (in-process tools and tests), the word rules of v2 (docs/offline-policy.md).
-      if (!meaning) return offlineGrade(input);
-      // Meaning is read with the whole question: a person's pick ("Nimbus C1 摄像头用户手册：…") says what it is about.
-      const sentences = await meaning.readSentences(question, evidence).catch((error: unknown) => error as Error);
-      if (sentences instanceof Error) {
-        // The embedding model is down after retrieval worked: grade by the word rules rather than fail the run, and say so.
-        const grade = offlineGrade(input);
-        return { ...grade, reason: `${grade.reason} (offline-policy v2: meaning unavailable, ${sentences.message.slice(0, 120)})` };
-      }
-      return meaningGrade(input, gradeSignals(input, sentences));
-    },
+    gradeEvidence: (question, _context, evidence: Chunk[], _report, options) => gradeByRules(question, evidence, options?.scope),
+    // The grade by probability (issue 43 §1): the model's P(yes) per candidate combined with the offline decision.
+    gradeWithYesProbabilities: (question, evidence, yes, options) =>
+      gradeByRules(question, evidence, options?.scope, (offline) => combinedDecision(offline, yes, PROBABILITY_DECISION, FITTED_DECISION)),
     async planRewrite(question) {
       const words = taggedWords(question);
       return offlineRewrite(question, words, questionTerms(question, words, inverseDocumentFrequency));

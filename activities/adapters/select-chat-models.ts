@@ -2,6 +2,9 @@ import type { RagConfig } from '../../core/config';
 import type { ChatModels } from '../ports';
 import { createOpenAiChatModels, type OpenAiChatModelsOptions } from './openai-chat-models';
 import { withRuleSteps } from './rule-steps';
+import { createModelCapabilities } from './model-capabilities';
+import { createOpenAiYesNo } from './openai-yes-no';
+import { withProbabilityGrade } from './probability-grade';
 import { ruleSteps } from '../../core/model-steps';
 
 export type ChatModelsChoice = { provider: 'openai' | 'offline'; models: ChatModels };
@@ -23,6 +26,7 @@ export function selectChatModels(
   const { provider, apiKey, baseUrl, fastModel, gradeModel, answerModel, outputMode, temperature } = config.models;
   const useOpenAi = provider === 'openai' || provider === 'local' || (provider === 'auto' && openAiConfigured(config.models));
   if (!useOpenAi) return { provider: 'offline', models: providers.offline() };
+  const capabilities = createModelCapabilities({ outputMode: outputMode ?? 'auto', temperature, onLearn: providers.openai?.onLearn });
   const model = createOpenAiChatModels({
     apiKey,
     baseUrl,
@@ -34,8 +38,16 @@ export function selectChatModels(
     telemetry: { includeContent: config.telemetry.includeContent },
     timeoutMs: config.models.timeoutMs,
     ...providers.openai,
+    // Shared with the grade by probability's reader: what it learns of logprobs shows in the plans doctor prints.
+    capabilities,
   });
   // MODEL_STEPS (issue 43 §2): the steps the offline rules do instead of the model (with the local model: all but the answer).
   const { steps } = config.models;
-  return { provider: 'openai', models: ruleSteps(steps).length > 0 ? withRuleSteps(model, providers.offline(), steps) : model };
+  if (ruleSteps(steps).length === 0 && steps.grade !== 'probability') return { provider: 'openai', models: model };
+  const rules = providers.offline();
+  const composed = ruleSteps(steps).length > 0 ? withRuleSteps(model, rules, steps) : model;
+  if (steps.grade !== 'probability' || !gradeModel) return { provider: 'openai', models: composed };
+  // MODEL_STEPS grade=probability (issue 43 §1): the grade model's yes/no per candidate, read from its logprobs.
+  const yesNo = createOpenAiYesNo({ apiKey: apiKey ?? '', baseUrl: baseUrl ?? 'https://api.openai.com/v1', model: gradeModel, timeoutMs: providers.openai?.timeoutMs ?? config.models.timeoutMs ?? 45_000, capabilities });
+  return { provider: 'openai', models: withProbabilityGrade(composed, rules, yesNo) };
 }

@@ -25,14 +25,20 @@ function why(signals: GradeSignals, p: number, model: FittedDecision): string {
   return `P(answers)=${round2(p)} by ${model.version}; ${top}`;
 }
 
-export function meaningGrade(input: GradeInput, signals: GradeSignals, model: FittedDecision = FITTED_DECISION): EvidenceGrade {
+/** A probability decided outside the signals (the grade by probability, issue 43 §1) and the thresholds it is routed by. */
+export type DecidedProbability = { p: number; answerAt: number; rewriteAt: number; why: string };
+
+export function meaningGrade(input: GradeInput, signals: GradeSignals, model: FittedDecision = FITTED_DECISION, decide?: (p: number) => DecidedProbability): EvidenceGrade {
   const prompt = (route: EvidenceGrade['route'], missingSlots: string[] = []) => ({ hitl_prompt: hitlPromptFor(input.question, route, missingSlots) });
   const base = { missing_slots: [] as string[], hitl_options: [] as string[] };
   if (input.evidence.length === 0) {
     return { ...base, ...prompt('no_knowledge'), relevance: 'none', answerability: 'none', ambiguity: 'none', route: 'no_knowledge', confidence: 1, reason: 'offline: no evidence' };
   }
-  const p = answerProbability(signals, model);
-  const reason = why(signals, p, model);
+  const offline = answerProbability(signals, model);
+  const decided = decide?.(offline);
+  const p = decided?.p ?? offline;
+  const { answerAt, rewriteAt } = decided ?? model;
+  const reason = decided ? `P(answers)=${round2(p)} by ${decided.why}; ${why(signals, offline, model)}` : why(signals, p, model);
   const tokens = input.words.map((word) => word.word);
   const slot = input.scope ? null : unresolvedSlot(tokens, input.terms.map((term) => term.term), input.question);
   if (slot) {
@@ -41,7 +47,7 @@ export function meaningGrade(input: GradeInput, signals: GradeSignals, model: Fi
       missing_slots: [slot], reason: `offline: the question refers to something it does not name (${slot}); ${reason}`,
     };
   }
-  if (p >= model.answerAt) {
+  if (p >= answerAt) {
     const scored = scoreChunks(input);
     const best = scored[0]!;
     const { competing, agreeing, why: candidates } = weighCandidates(scored, best, input, GRADE_THRESHOLDS);
@@ -61,13 +67,13 @@ export function meaningGrade(input: GradeInput, signals: GradeSignals, model: Fi
   // A number, date or name of the question that no evidence holds ("Mesh"): a rewrite may find it; if it does not,
   // the answer is "no knowledge", never a question back (v2's rule, docs/offline-policy.md).
   const missing = termCoverage(input.terms, input.evidence.map((chunk) => chunk.text).join('\n')).missingRequired;
-  if (missing.length > 0 && p >= model.rewriteAt) {
+  if (missing.length > 0 && p >= rewriteAt) {
     return {
       ...base, ...prompt('rewrite'), relevance: 'weak', answerability: 'none', ambiguity: 'none', route: 'rewrite', confidence: round2(1 - p),
       reason: `offline: the evidence never names ${missing.map((term) => `"${term}"`).join(', ')}; ${reason}`,
     };
   }
-  if (p >= model.rewriteAt) {
+  if (p >= rewriteAt) {
     return { ...base, ...prompt('rewrite'), relevance: 'weak', answerability: 'partial', ambiguity: 'none', route: 'rewrite', confidence: round2(1 - p), reason: `offline: on the question, not enough to answer; ${reason}` };
   }
   return { ...base, ...prompt('no_knowledge'), relevance: 'none', answerability: 'none', ambiguity: 'none', route: 'no_knowledge', confidence: round2(1 - p), reason: `offline: the evidence does not answer; ${reason}` };

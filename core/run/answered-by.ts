@@ -17,7 +17,13 @@ export function describeOpenAiModels({ fast, grade, answer, host }: OpenAiModelN
 }
 
 const OPENAI = /^openai fast=(\S+) grade=(\S+) answer=(\S+) @ (\S+)/;
-const RULES = / rules=([a-z,]+) by (.+?)(?= \[|$)/;
+const RULES = / rules=([a-z,]+) by (.+?)(?= \[| grade=probability|$)/;
+const PROBABILITY = / grade=probability\((\S+)\) by (.+?)(?= \[|$)/;
+
+/** The grade by probability (issue 43 §1, activities/adapters/probability-grade.ts): the model's yes/no and the rules. */
+export function describeProbabilityGrade(models: string, yesModel: string, rules: string): string {
+  return `${models} grade=probability(${yesModel}) by ${rules}`;
+}
 
 /**
  * What answered a run, from its recorded provider description (`models`, null when no model activity reported one:
@@ -28,7 +34,10 @@ export function answeredBy(models: string | null, writer: string | null): Answer
   const openai = OPENAI.exec(models);
   // " rules=plan,grade,… by offline-policy v3 (…)" (activities/adapters/rule-steps.ts): the rules graded, not the model.
   const rules = RULES.exec(models);
-  const grader = rules && (rules[1] as string).split(',').includes('grade') ? (rules[2] as string) : null;
+  const probability = PROBABILITY.exec(models);
+  const grader = probability
+    ? `${probability[1] as string} P(yes) with ${probability[2] as string}`
+    : rules && (rules[1] as string).split(',').includes('grade') ? (rules[2] as string) : null;
   if (openai) return { provider: 'openai', endpoint: openai[4] as string, grader: grader ?? (openai[2] as string), writer, models };
   return { provider: 'offline', endpoint: null, grader: models, writer, models };
 }

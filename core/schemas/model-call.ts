@@ -43,13 +43,17 @@ export const ModelPlan = z.object({
   outputReason: z.string(),
   temperature: z.number().nullable(),
   temperatureReason: z.string(),
+  /** Issue 43 §1: whether the endpoint returns token log-probabilities for this model (the grade by probability). */
+  logprobs: z.enum(['untried', 'supported', 'unsupported']).optional(),
+  logprobsReason: z.string().optional(),
 });
 export type ModelPlan = z.infer<typeof ModelPlan>;
 
 /** A plan on one line: "gpt-5-mini: tools (json_schema refused: …), temperature omitted (…)". */
 export function describeModelPlan(plan: ModelPlan): string {
   const temperature = plan.temperature === null ? 'temperature omitted' : `temperature ${plan.temperature}`;
-  return `${plan.model}: ${plan.outputMode} (${plan.outputReason}), ${temperature} (${plan.temperatureReason})`;
+  const logprobs = plan.logprobs === undefined ? '' : `, logprobs ${plan.logprobs}${plan.logprobsReason ? ` (${plan.logprobsReason})` : ''}`;
+  return `${plan.model}: ${plan.outputMode} (${plan.outputReason}), ${temperature} (${plan.temperatureReason})${logprobs}`;
 }
 
 /** The provider's description with each model's rung and temperature now: what a run's memo shows as its models. */

@@ -6,10 +6,13 @@ import { LOCAL_MODEL_STEPS, MODEL_FOR_EVERY_STEP, parseModelSteps } from '../../
 import { answeredBy } from '../../../core/run/answered-by';
 import { ComplexityResult } from '../../../core/schemas/model-outputs';
 
-// Issue 43 §2: a pipeline sized for the model — with MODEL_PROVIDER=local the rules plan, grade, rewrite and condense,
-// and the model writes the answer; MODEL_STEPS says otherwise per step.
+// Issue 43 §2: a pipeline sized for the model — with MODEL_PROVIDER=local the rules plan, rewrite and condense, the
+// grade is by probability (§1), and the model writes the answer; MODEL_STEPS says otherwise per step.
 describe('MODEL_STEPS: which steps call the model', () => {
-  test('defaults: every step the model for a hosted model, all but the answer the rules for the local one', () => {
+  test('defaults: every step the model for a hosted model; for the local one the grade by probability and the rest but the answer the rules', () => {
+    expect(LOCAL_MODEL_STEPS).toMatchObject({ plan: 'rules', grade: 'probability', rewrite: 'rules', condense: 'rules' });
+    expect(parseConfig({ MODEL_STEPS: 'grade=probability' }).models.steps.grade).toBe('probability');
+    expect(() => parseConfig({ MODEL_STEPS: 'plan=probability' })).toThrow(/MODEL_STEPS entry "plan=probability"/);
     expect(parseConfig({}).models.steps).toEqual(MODEL_FOR_EVERY_STEP);
     expect(parseConfig({ MODEL_PROVIDER: 'local' }).models.steps).toEqual(LOCAL_MODEL_STEPS);
     expect(parseConfig({ MODEL_PROVIDER: 'local', MODEL_STEPS: 'grade=model' }).models.steps).toEqual({ ...LOCAL_MODEL_STEPS, grade: 'model' });
@@ -19,8 +22,8 @@ describe('MODEL_STEPS: which steps call the model', () => {
     const problems: string[] = [];
     parseModelSteps('grade=maybe,answer=rules', false, (message) => problems.push(message));
     expect(problems).toEqual([
-      'MODEL_STEPS entry "grade=maybe" is not step=model|rules with a step of plan, grade, rewrite, condense, intent: e.g. MODEL_STEPS=grade=model,plan=rules',
-      'MODEL_STEPS entry "answer=rules" is not step=model|rules with a step of plan, grade, rewrite, condense, intent: e.g. MODEL_STEPS=grade=model,plan=rules',
+      'MODEL_STEPS entry "grade=maybe" is not step=model|rules (grade=probability too) with a step of plan, grade, rewrite, condense, intent: e.g. MODEL_STEPS=grade=model,plan=rules',
+      'MODEL_STEPS entry "answer=rules" is not step=model|rules (grade=probability too) with a step of plan, grade, rewrite, condense, intent: e.g. MODEL_STEPS=grade=model,plan=rules',
     ]);
     expect(() => parseConfig({ MODEL_STEPS: 'plan=never' })).toThrow(/MODEL_STEPS entry "plan=never"/);
   });
@@ -35,7 +38,8 @@ describe('MODEL_STEPS: which steps call the model', () => {
       planRewrite: async () => (calls.push('rewrite'), {}),
       writeAnswer: async () => (calls.push('answer'), { answer: 'x', citations: [] }),
     };
-    const composed = withRuleSteps(model, createOfflineChatModels(), LOCAL_MODEL_STEPS);
+    // The grade by the rules alone (MODEL_STEPS grade=rules); the local default grades by probability (probability-grade.test.ts).
+    const composed = withRuleSteps(model, createOfflineChatModels(), { ...LOCAL_MODEL_STEPS, grade: 'rules' });
     expect(ComplexityResult.parse(await composed.planComplexity('How do I POST a JSON body with curl?'))).toMatchObject({ complexity: 'simple', sub_questions: [] });
     await composed.writeAnswer({ question: 'q', context: '', evidence: [] });
     expect(calls).toEqual(['answer']);
