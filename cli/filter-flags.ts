@@ -1,3 +1,5 @@
+import { RagError } from '../core/errors';
+import { ACL_KEY } from '../core/knowledge/document-access';
 import { parseKeyValues } from '../core/knowledge/document-meta';
 
 /*
@@ -22,3 +24,15 @@ export function metaOfFlags(values: readonly string[] | undefined): { meta?: Rec
 
 export const FILTER_HELP = 'only documents whose metadata matches: key=value, repeatable (all must match), key=a,b for one of; doc_id=<id> names a document';
 export const META_HELP = 'metadata every file carries, over its folder (path) and Markdown front matter: key=value, repeatable, key=a,b for several values';
+
+/**
+ * `ingest --acl a,b` (issue 44 §4): the access list every file carries, as the metadata key `acl` (over the front
+ * matter's). Given with `--meta acl=…` too, it is INVALID_INPUT: one place says who may read.
+ */
+export function withAcl(meta: { meta?: Record<string, string[]> }, acl: string | undefined): { meta?: Record<string, string[]> } {
+  if (acl === undefined) return meta;
+  if (meta.meta && ACL_KEY in meta.meta) throw new RagError('INVALID_INPUT', '--acl and --meta acl=… both name the access list; give one');
+  return { meta: { ...(meta.meta ?? {}), ...parseKeyValues([`${ACL_KEY}=${acl}`], '--meta') } };
+}
+
+export const ACL_HELP = 'access list every file carries, comma-separated groups: only API tokens holding one of them read the documents (issue 44 §4)';

@@ -83,6 +83,8 @@ export type AskOptions = {
    * `{ product: ['a', 'b'] }` for one of; a malformed one is INVALID_INPUT before anything starts.
    */
   filters?: MetadataFiltersInput;
+  /** The groups of the API token that asks (issue 44 §4): retrieval reads only the documents they may read. */
+  access?: readonly string[];
   /**
    * Whose session it is (the HTTP API passes its tenant): a session's earlier turns are read and recorded under it
    * only (issue 25 §1). Default: '' — the runs of the CLI, the SDK and MCP over stdio.
@@ -213,6 +215,7 @@ export class RagClient {
       resumeFrom: options.resumeFrom,
       kb: options.kb,
       ...(options.filters === undefined ? {} : { filters: options.filters }),
+      ...(options.access === undefined ? {} : { access: options.access }),
       ...(options.tenant ? { tenant: options.tenant } : {}),
       // Left out when off, so that a run that does not speculate starts with the input it always had.
       ...(speculation && speculation !== 'off' ? { speculation } : {}),

@@ -8,6 +8,7 @@ import {
   workflowInfo,
 } from '@temporalio/workflow';
 import { describeZodError } from '../core/errors';
+import { accessClause } from '../core/knowledge/document-access';
 import { mayNeedNoRetrieval } from '../core/intent/classify-intent';
 import { parseHitlResumeState } from '../core/graph/hitl-resume';
 import { RagRun } from '../core/run/rag-run';
@@ -64,6 +65,7 @@ export async function ragWorkflow(rawInput: RagWorkflowInput): Promise<RagOutcom
   const run = new RagRun(startedAt);
   run.kb = input.kb ?? null;
   run.filters = input.filters ?? null;
+  if (input.access) run.forced = [accessClause(input.access)]; // issue 44 §4: the token's groups
   // Patches are decided before anything else (workflows/start-patches.ts); older runs keep the order they asked in.
   decideOnePatch(run);
   attachSpeculator(run, input.speculation);

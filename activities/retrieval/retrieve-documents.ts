@@ -10,13 +10,15 @@ import {
   type RetrievalBasis,
 } from '../../core/retrieval/retrieval-meta';
 import { fuseRrf } from '../../core/retrieval/rrf';
-import { type FilterClause, filterClauses, withDocIds } from '../../core/retrieval/metadata-filter';
+import { filterClauses, withDocIds } from '../../core/retrieval/metadata-filter';
+import { ACL_KEY } from '../../core/knowledge/document-access';
 import type { Chunk } from '../../core/schemas/retrieved-chunk';
 import type { RetrievalResult } from '../../core/trace/writers';
 import type { Embedder, LeafHit, LeafStore, ParentStore, RerankTransport, RetrievalScope, Retriever } from '../ports';
 import { retrieverResult, retrieverStart } from '../telemetry/openinference';
 import { addAttributes, inSpan } from '../telemetry/spans';
 import { DiagnosticsRecorder } from './diagnostics-recorder';
+import { type DocumentMetas, planFilter } from './plan-filter';
 import { finalizeRecall } from './finalize-retrieval';
 
 export type RetrieverDeps = {
@@ -27,32 +29,21 @@ export type RetrieverDeps = {
   config: RagConfig;
   /** Milliseconds on any monotonic clock (e.g. `performance.now`); only differences are used, for diagnostics. */
   now: () => number;
+  /** The knowledge base's documents and their metadata, which metadata filters are decided on (plan-filter.ts). */
+  documents?: DocumentMetas;
 };
-
-/** Leaves read to count the documents a filter leaves (Milvus' limit for one query). */
-const FILTER_COUNT_LIMIT = 16_384;
 
 const effectiveMode = (meta: FullRetrievalMeta): 'hybrid' | 'dense_fallback' | 'failed' =>
   meta.retrieval_mode === 'hybrid' || meta.retrieval_mode === 'dense_fallback' ? meta.retrieval_mode : 'failed';
 
-/**
- * What a filter left (issue 44 §2), read beside the searches: the documents that pass, and when none does, whether the
- * knowledge base has metadata at all. Never throws: a store that cannot tell gives nulls.
- */
-async function documentsLeft(store: LeafStore, clauses: readonly FilterClause[]): Promise<{ filter_documents: number | null; filter_note: 'no_metadata' | 'no_match' | null }> {
-  try {
-    const passing = await store.documentsPassing?.(clauses, FILTER_COUNT_LIMIT);
-    if (passing === undefined) return { filter_documents: null, filter_note: null };
-    if (passing.length > 0) return { filter_documents: passing.length, filter_note: null };
-    const withMeta = await store.countLeavesWithMeta?.();
-    return { filter_documents: 0, filter_note: withMeta === 0 ? 'no_metadata' : 'no_match' };
-  } catch {
-    return { filter_documents: null, filter_note: null };
-  }
-}
-
 /** spec §6.3.1: each hybrid leg asks for twice the candidate pool; fusion keeps candidate_k. */
 const HYBRID_LEG_FACTOR = 2;
+
+/** issue 44 §4: the groups of a forced access clause, for the diagnostics and the audit; nothing without one. */
+const accessGroupsOf = (forced: RetrievalScope['forced']): { access_groups?: string[] } => {
+  const clause = forced?.find((one) => one.key === ACL_KEY);
+  return clause ? { access_groups: [...clause.anyOf] } : {};
+};
 
 const bestScore = (hits: readonly Chunk[]): number | null =>
   hits.reduce<number | null>((best, hit) => (typeof hit.score === 'number' && (best === null || hit.score > best) ? hit.score : best), null);
@@ -75,8 +66,10 @@ export function createRetriever(deps: RetrieverDeps): Retriever {
       // all of them go into both searches.
       const filters = withDocIds(scope.filters, scope.docIds);
       const clauses = filterClauses(filters, scope.forced);
-      const filterOf = clauses.length > 0 ? { filter: clauses } : {};
-      const passing = clauses.length > 0 ? documentsLeft(deps.leafStore, clauses) : null;
+      // Decided on the registry when it can be (plan-filter.ts), beside the query embedding.
+      const plan = clauses.length > 0 ? planFilter(clauses, deps.leafStore, deps.documents) : null;
+      plan?.catch(() => undefined);
+      const passing = plan ? plan.then((decided) => decided.left) : null;
       const recorder = new DiagnosticsRecorder(deps.now);
       const { candidateK, meta: candidateMeta } = resolveCandidateK(topK, config.retrieval);
       const basis: RetrievalBasis = {
@@ -91,7 +84,7 @@ export function createRetriever(deps: RetrieverDeps): Retriever {
       const chunking = deps.leafStore.chunking?.().catch(() => null);
       const done = async (docs: Chunk[], meta: FullRetrievalMeta): Promise<RetrievalResult> => {
         const diagnostics = recorder.build();
-        const filtered = { filters: filters ?? null, effective_mode: effectiveMode(meta), ...(passing ? await passing : {}) };
+        const filtered = { filters: filters ?? null, effective_mode: effectiveMode(meta), ...(passing ? await passing : {}), ...accessGroupsOf(scope.forced) };
         return { docs, meta, diagnostics: { ...diagnostics, ...(chunking === undefined ? {} : { chunking_version: await chunking }), ...filtered } };
       };
       const finalizeDeps = { parentStore: deps.parentStore, rerank: deps.rerank, basis, recorder, policy };
@@ -139,7 +132,9 @@ export function createRetriever(deps: RetrieverDeps): Retriever {
 
       // spec §6.3.1: both legs with the leaf filter and limit 2 × candidate_k, then RRF (k = 60) to candidate_k.
       const hybridRecall = async (): Promise<Chunk[]> => {
-        const search = { limit: HYBRID_LEG_FACTOR * candidateK, leafLevel, ...filterOf };
+        const filter = plan ? await plan : null;
+        if (filter?.nothingPasses) return [];
+        const search = { limit: HYBRID_LEG_FACTOR * candidateK, leafLevel, ...filter?.search };
         const [dense, bm25] = await Promise.allSettled([
           recorder.time('dense', () => deps.leafStore.searchDense(vector, search)),
           recorder.time('bm25', () => deps.leafStore.searchBm25(query, search)),
@@ -156,8 +151,10 @@ export function createRetriever(deps: RetrieverDeps): Retriever {
 
       // spec §6.3.2: one dense search, limit candidate_k, score = inner product.
       const denseRecall = async (): Promise<Chunk[]> => {
+        const filter = plan ? await plan : null;
+        if (filter?.nothingPasses) return [];
         const hits = await recorder.time('dense', () =>
-          deps.leafStore.searchDense(vector, { limit: candidateK, leafLevel, ...filterOf }),
+          deps.leafStore.searchDense(vector, { limit: candidateK, leafLevel, ...filter?.search }),
         );
         recorder.data.legs.dense_fallback = legCandidates(hits);
         return hits.map((hit) => ({ ...hit }));

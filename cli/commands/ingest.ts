@@ -14,7 +14,7 @@ import { documentInputs } from '../document-ids';
 import { EXIT } from '../exit-codes';
 import { readIngestAttempts, type IngestAttempt } from '../ingest-attempts';
 import { renderIngestAttempt, renderIngestSummary } from '../render/ingest';
-import { collect, META_HELP, metaOfFlags } from '../filter-flags';
+import { ACL_HELP, collect, META_HELP, metaOfFlags, withAcl } from '../filter-flags';
 
 export function registerIngest(program: Command, context: CliContext, setExit: (code: number) => void): void {
   program
@@ -27,9 +27,10 @@ export function registerIngest(program: Command, context: CliContext, setExit: (
     .option('--replace', 'replace a document whose id another file holds (otherwise that file fails with DOCUMENT_EXISTS)')
     .option('--reembed', "embed every leaf again (by default a re-ingested document keeps the vectors of its unchanged leaves)")
     .option('--meta <key=value>', META_HELP, collect)
+    .option('--acl <groups>', ACL_HELP)
     .option('--json', 'print the per-file results as JSON')
-    .action(async (inputs: string[], flags: { kb?: string; id?: string; prefix?: string; replace?: boolean; reembed?: boolean; meta?: string[]; json?: boolean }) => {
-      const meta = metaOfFlags(flags.meta); // a bad one exits 2 before anything starts
+    .action(async (inputs: string[], flags: { kb?: string; id?: string; prefix?: string; replace?: boolean; reembed?: boolean; meta?: string[]; acl?: string; json?: boolean }) => {
+      const meta = withAcl(metaOfFlags(flags.meta), flags.acl); // a bad one exits 2 before anything starts
       const documents = documentInputs(inputs, { id: flags.id, prefix: flags.prefix, cwd: process.cwd() });
       if (documents.length === 0) throw new RagError('INVALID_INPUT', `no supported files found (${SUPPORTED_EXTENSIONS.join(' ')})`);
       const kb = await context.startableKbOf(flags.kb);

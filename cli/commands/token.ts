@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Command } from 'commander';
+import { AccessGroups } from '../../core/knowledge/document-access';
 import { KbName } from '../../core/knowledge/knowledge-base';
 import { TenantName } from '../../core/schemas/api-tokens';
 import { RagError, describeZodError } from '../../core/errors';
@@ -14,6 +15,19 @@ async function readStdin(): Promise<string> {
 
 /** 32 random bytes: as strong as the SHA-256 that stores it; base64url stays in one URL path segment. */
 const newTokenValue = (): string => `rt_${randomBytes(32).toString('base64url')}`;
+
+/** `--groups a,b` as the token's groups (each a metadata value, no "|" or ":"); a bad one is INVALID_INPUT. */
+function groupsOfFlag(text: string | undefined): string[] {
+  if (text === undefined) return [];
+  const groups = text.split(',').map((group) => group.trim()).filter((group) => group !== '');
+  if (groups.length === 0) throw new RagError('INVALID_INPUT', '--groups names no group; write --groups a,b');
+  for (const group of groups) {
+    if (/[|:,\s]/.test(group)) throw new RagError('INVALID_INPUT', `--groups: ${JSON.stringify(group)} holds "|", ":" or a blank, which the token entry cannot carry`);
+  }
+  const parsed = AccessGroups.safeParse(groups);
+  if (!parsed.success) throw new RagError('INVALID_INPUT', describeZodError('invalid --groups', parsed.error));
+  return [...new Set(parsed.data)];
+}
 
 /** `ragtime token hash|new`: the SHA-256 hashes RAGTIME_API_TOKENS holds (the server never sees a raw token at rest). */
 export function registerTokenCommands(program: Command): void {
@@ -32,10 +46,11 @@ export function registerTokenCommands(program: Command): void {
     .description("make a random token for a tenant (or, with --operator, the operator's); prints the token once and the entry to configure")
     .argument('[tenant]', 'tenant name (letters, digits, _ . -); none with --operator')
     .option('--kb <name...>', 'knowledge bases the tenant may use (default: the server\'s default one)')
+    .option('--groups <list>', 'groups of the token (issue 44 §4), comma-separated: it reads documents whose access list (ingest --acl) holds one, and those without one')
     .option('--operator', "the operator's token: it opens GET /api/doctor (service addresses, model names), and no tenant's data")
-    .action((tenant: string | undefined, flags: { kb?: string[]; operator?: boolean }) => {
+    .action((tenant: string | undefined, flags: { kb?: string[]; groups?: string; operator?: boolean }) => {
       if (flags.operator) {
-        if (tenant !== undefined || flags.kb) throw new RagError('INVALID_INPUT', "an operator's token has no tenant and no knowledge bases: run `ragtime token new --operator` alone");
+        if (tenant !== undefined || flags.kb || flags.groups !== undefined) throw new RagError('INVALID_INPUT', "an operator's token has no tenant, no knowledge bases and no groups: run `ragtime token new --operator` alone");
         const value = newTokenValue();
         console.log(`token:  ${value}\n        the operator's; it is shown only now and stored nowhere\nconfig: RAGTIME_API_OPERATOR_TOKENS=${hashToken(value)}`);
         return;
@@ -48,7 +63,9 @@ export function registerTokenCommands(program: Command): void {
         if (!parsed.success) throw new RagError('INVALID_INPUT', describeZodError(`invalid --kb ${JSON.stringify(kb)}`, parsed.error));
         return parsed.data;
       });
+      const groups = groupsOfFlag(flags.groups);
       const value = newTokenValue();
-      console.log(`token:  ${value}\n        give it to ${name.data}; it is shown only now and stored nowhere\nconfig: RAGTIME_API_TOKENS=${name.data}:${hashToken(value)}${kbs.length > 0 ? `:${kbs.join('|')}` : ''}`);
+      const entry = `${name.data}:${hashToken(value)}${kbs.length > 0 ? `:${kbs.join('|')}` : ''}${groups.length > 0 ? `:groups=${groups.join('|')}` : ''}`;
+      console.log(`token:  ${value}\n        give it to ${name.data}; it is shown only now and stored nowhere\nconfig: RAGTIME_API_TOKENS=${entry}`);
     });
 }

@@ -115,6 +115,8 @@ function retrievalDetails(facts: InvocationFacts, redact: (text: string) => stri
   return {
     audit_schema: AUDIT_SCHEMA,
     stage: facts.stage,
+    // issue 44 §4: the groups of the token whose run this is, applied to the retrieval; absent: no limit applied.
+    ...(retrieval?.diagnostics?.access_groups ? { access_groups: retrieval.diagnostics.access_groups } : {}),
     search_mode: meta.retrieval_mode ?? 'unknown',
     selected_attempt: selected,
     fallback_reason: fallbackReason(retrieval, selected),

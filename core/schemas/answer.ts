@@ -152,7 +152,9 @@ export type RagAnswer = z.infer<typeof RagAnswer>;
 /**
  * Why a run's `answer` is null: it has not settled yet (`pending`), it settled on another route
  * (`route_not_answer`), the run itself failed (`run_failed`), the writer failed for good (`answer_failed`, with
- * `answer_error`), or the run predates the answer node (`not_generated`, a history recorded before it).
+ * `answer_error`), the run predates the answer node (`not_generated`, a history recorded before it), or the answer
+ * was written from evidence the reader's token may not read and is withheld from it (`not_visible`, issue 44 §4;
+ * never stored, only in what a reader is shown: core/knowledge/redact-for-reader.ts).
  */
-export const AnswerNullReason = z.enum(['pending', 'route_not_answer', 'run_failed', 'answer_failed', 'not_generated']);
+export const AnswerNullReason = z.enum(['pending', 'route_not_answer', 'run_failed', 'answer_failed', 'not_generated', 'not_visible']);
 export type AnswerNullReason = z.infer<typeof AnswerNullReason>;

@@ -26,6 +26,12 @@ export const RetrievalDetails = z.object({
   audit_schema: z.literal(AUDIT_SCHEMA),
   /** Which retrieval of the graph: initial | rewritten | sub_question | hitl_targeted. */
   stage: z.string(),
+  /**
+   * The groups of the API token whose run it was (issue 44 §4), applied as a filter the caller could not widen:
+   * only documents without an access list or whose list holds one of them were searched. Absent: no limit (the
+   * CLI, the SDK, MCP over stdio) or a row written before permissions.
+   */
+  access_groups: z.array(z.string()).optional(),
   search_mode: z.string(),
   selected_attempt: z.string().nullable(),
   fallback_reason: z.string().nullable(),

@@ -127,5 +127,7 @@ export const RetrievalDiagnostics = z.strictObject({
    */
   filter_documents: count.nullable().optional(),
   filter_note: z.enum(['no_metadata', 'no_match']).nullable().optional(),
+  /** The reader's groups the retrieval was limited to (issue 44 §4, the forced `acl` clause); absent: no limit. */
+  access_groups: z.array(z.string()).optional(),
 });
 export type RetrievalDiagnostics = z.infer<typeof RetrievalDiagnostics>;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { AccessGroups } from '../knowledge/document-access';
 import { KbName } from '../knowledge/knowledge-base';
 import { MetadataFilters } from '../retrieval/metadata-filter';
 import { AnswerNullReason, RagAnswer } from './answer';
@@ -64,6 +65,11 @@ export const RagWorkflowInput = z.strictObject({
   kb: KbName.optional(),
   /** Metadata filters every retrieval of the run applies inside the search (issue 44 §2); absent: none. */
   filters: MetadataFilters.optional(),
+  /**
+   * The groups of the API token that started the run (issue 44 §4): every retrieval is limited to the documents they
+   * may read (a forced clause the caller's filters cannot widen). Absent: no limit (the CLI, the SDK, MCP over stdio).
+   */
+  access: AccessGroups.optional(),
   /** Speculative execution (core/schemas/speculation.ts); absent: off, as every run recorded before it. */
   speculation: SpeculationLevel.optional(),
   /**

@@ -7,6 +7,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The tenant of the request's bearer token (set by the auth hook; '' on public routes). */
     tenant: string;
+    /** The groups of the request's bearer token (issue 44 §4): what documents it may read; [] on public routes. */
+    groups: string[];
   }
   interface FastifyContextConfig {
     /** A route anyone may call without a token (health, the OpenAPI document). */
@@ -31,6 +33,7 @@ const invalidToken = () =>
  */
 export function installBearerAuth(app: FastifyInstance, tenants: TenantDirectory): void {
   app.decorateRequest('tenant', '');
+  app.decorateRequest('groups', null as unknown as string[]);
   app.addHook('onRequest', async (request) => {
     // A CORS preflight carries no token by design; it is answered by @fastify/cors and returns no data.
     if (request.routeOptions.config.public === true || request.method === 'OPTIONS') return;
@@ -39,6 +42,7 @@ export function installBearerAuth(app: FastifyInstance, tenants: TenantDirectory
     // A purged tenant's token (issue 45 §2) reads as any unknown one: nothing says the tenant existed.
     if (await tenants.isPurged(tenant)) throw invalidToken();
     request.tenant = tenant;
+    request.groups = tenants.groupsOf(bearerToken(request.headers.authorization) ?? '');
   });
 }
 

@@ -1,6 +1,6 @@
 import type { PurgedTenants, SessionOwnerStore } from '../../activities/adapters/sql-session-owners';
 import type { ApiToken } from '../../core/schemas/api-tokens';
-import { createTokenVerifier } from './token-auth';
+import { createTokenMatcher, createTokenVerifier } from './token-auth';
 
 /**
  * Who is calling and what they may see: tenants by bearer token, and sessions by the tenant that created them.
@@ -12,6 +12,8 @@ import { createTokenVerifier } from './token-auth';
 export type TenantDirectory = {
   /** The tenant a bearer token belongs to; null for an unknown token (compared in constant time). */
   tenantOf(token: string): string | null;
+  /** The groups of a bearer token (issue 44 §4): [] for an entry without groups or an unknown token. */
+  groupsOf(token: string): string[];
   /**
    * True for a tenant `ragtime tenant purge` erased (issue 45 §2): its tokens are still configured, but refused. Read
    * from the database at every call, so a purge by another process takes effect at the next request.
@@ -50,6 +52,7 @@ export function createTenantDirectory({
   defaultKb: string;
 }): TenantDirectory {
   const verify = createTokenVerifier(tokens);
+  const match = createTokenMatcher(tokens);
   const verifyOperator = createTokenVerifier(operatorTokens.map((sha256) => ({ tenant: 'operator', sha256 })));
   const kbsOf = (tenant: string): string[] => {
     const listed = [...new Set(tokens.filter((token) => token.tenant === tenant).flatMap((token) => token.kbs ?? []))];
@@ -62,6 +65,7 @@ export function createTenantDirectory({
       return kbs.includes(defaultKb) ? defaultKb : (kbs[0] as string);
     },
     tenantOf: verify,
+    groupsOf: (token) => [...(match(token)?.groups ?? [])],
     isPurged: (tenant) => purged?.isPurged(tenant) ?? Promise.resolve(false),
     isOperator: (token) => verifyOperator(token) !== null,
     claimSession: async (sessionId, tenant) => (await owners.claim(sessionId, tenant)) === tenant,

@@ -22,12 +22,18 @@ export function bearerToken(header: string | undefined): string | null {
  * tenantOf('s3cret'); // 'acme'
  */
 export function createTokenVerifier(tokens: readonly ApiToken[]): (token: string) => string | null {
-  const digests = tokens.map(({ tenant, sha256 }) => ({ tenant, digest: Buffer.from(sha256, 'hex') }));
+  const match = createTokenMatcher(tokens);
+  return (token) => match(token)?.tenant ?? null;
+}
+
+/** The configured entry of a presented token (its tenant, knowledge bases and groups), or null; as createTokenVerifier. */
+export function createTokenMatcher(tokens: readonly ApiToken[]): (token: string) => ApiToken | null {
+  const digests = tokens.map((entry) => ({ entry, digest: Buffer.from(entry.sha256, 'hex') }));
   return (token) => {
     const presented = createHash('sha256').update(token, 'utf8').digest();
-    let found: string | null = null;
-    for (const { tenant, digest } of digests) {
-      if (timingSafeEqual(digest, presented) && found === null) found = tenant;
+    let found: ApiToken | null = null;
+    for (const { entry, digest } of digests) {
+      if (timingSafeEqual(digest, presented) && found === null) found = entry;
     }
     return found;
   };

@@ -1,4 +1,4 @@
-import type { MetadataFilters } from '../../core/retrieval/metadata-filter';
+import type { FilterClause, MetadataFilters } from '../../core/retrieval/metadata-filter';
 import type { EvidenceGrade } from '../../core/schemas/model-outputs';
 import type { Chunk } from '../../core/schemas/retrieved-chunk';
 import type { RetrievalResult } from '../../core/trace/writers';
@@ -6,7 +6,7 @@ import type { McpGrade, McpSearch } from './search-tool';
 
 /** An in-process retriever on the configured stores (what `ragtime search` uses; the entry point builds it). */
 export type OpenRetriever = () => {
-  retrieve(query: string, kb?: string, scope?: { filters?: MetadataFilters }): Promise<RetrievalResult>;
+  retrieve(query: string, kb?: string, scope?: { filters?: MetadataFilters; forced?: readonly FilterClause[] }): Promise<RetrievalResult>;
   grade?(query: string, docs: Chunk[]): Promise<EvidenceGrade>;
   close(): Promise<void>;
 };
@@ -18,10 +18,11 @@ export type OpenRetriever = () => {
 export function lazySearch(open: OpenRetriever, defaultKb: string): { search: McpSearch; grade: McpGrade; close(): Promise<void> } {
   let retriever: ReturnType<OpenRetriever> | undefined;
   return {
-    async search(query, kb, filters) {
+    async search(query, kb, filters, forced) {
       retriever ??= open();
       const name = kb ?? defaultKb;
-      return { kb: name, result: await retriever.retrieve(query, name, filters ? { filters } : undefined) };
+      const scope = { ...(filters ? { filters } : {}), ...(forced && forced.length > 0 ? { forced } : {}) };
+      return { kb: name, result: await retriever.retrieve(query, name, Object.keys(scope).length > 0 ? scope : undefined) };
     },
     grade: async (query, docs) => (await (retriever ??= open()).grade?.(query, docs)) ?? null,
     close: async () => retriever?.close(),

@@ -1,6 +1,8 @@
 import { newSessionId, type RagClient } from '../../client/rag-client';
 import { notFound } from '../http/api-failure';
 import { findOwnedRun } from '../http/run-access';
+import { readerView } from '../http/reader-view';
+import type { KnowledgeApi } from '../http/server-deps';
 import type { TenantDirectory } from '../http/tenant-directory';
 import { RAG_SESSION_ID } from '../../workflows/search-attributes';
 
@@ -18,6 +20,10 @@ export type McpScope = {
   kbOf(requested: string | undefined): string | undefined;
   /** Throws "not found" unless the caller may see the run; resolves to the run's session when it is known. */
   assertRun(runId: string): Promise<string | null>;
+  /** The groups of the caller's token (issue 44 §4): every retrieval reads only what they may; absent: everything (stdio). */
+  access?: readonly string[];
+  /** A value as the caller may see it (issue 44 §4, core/knowledge/redact-for-reader.ts); unchanged over stdio. */
+  view<T>(value: T): Promise<T>;
   /** The session whose audit holds the caller's tool calls that name no run's session (searches, refused calls); null: none. */
   auditSession(): Promise<string | null>;
 };
@@ -41,13 +47,17 @@ export function localScope(options: { defaultSession?: string; kbOf: (requested:
     assertRun: async (runId) => (rag ? sessionOfRun(rag, runId) : null),
     // Searches and refused calls belong to no conversation: their audit rows sit under the server's session, or 'mcp'.
     auditSession: async () => options.defaultSession ?? 'mcp',
+    view: async (value) => value,
   };
 }
 
 /** A tenant's scope (Streamable HTTP at /mcp): its sessions, its runs, its knowledge bases. */
-export function tenantScope(rag: RagClient, tenants: TenantDirectory, tenant: string): McpScope {
+export function tenantScope(rag: RagClient, tenants: TenantDirectory, tenant: string, reader: { groups?: readonly string[]; knowledge?: KnowledgeApi } = {}): McpScope {
+  const groups = reader.groups ?? [];
   return {
     tenant,
+    access: groups,
+    view: (value) => readerView(reader.knowledge, tenants, { tenant, groups }, value),
     async sessionOf(requested) {
       const sessionId = requested ?? newSessionId('mcp');
       // The first tenant to ask in a session owns it; to everyone else it does not exist.

@@ -11,6 +11,7 @@ import type { McpAuditSink } from './audit-tool-call';
 import { createMcpServer } from './create-mcp-server';
 import type { McpHttpOptions } from './mcp-http-options';
 import { tenantScope } from './mcp-scope';
+import { unreadable, visibleStats } from '../../core/knowledge/document-access';
 import { McpSessions, type McpSession } from './mcp-sessions';
 import { mcpCors } from './mcp-cors';
 
@@ -58,25 +59,29 @@ export function mcpRoutes(deps: McpHttpDeps): FastifyPluginAsync {
     app.addHook('onClose', async () => sessions.closeAll());
     if (deps.corsOrigins && deps.corsOrigins.length > 0) mcpCors(app, deps.corsOrigins);
 
-    function open(tenant: string): StreamableHTTPServerTransport {
+    // issue 44 §4: a session belongs to the tenant and the groups of the token that opened it; a token of the same
+    // tenant with other groups does not find it (it would read with the opener's groups).
+    const ownerOf = (request: FastifyRequest) => (request.groups.length === 0 ? request.tenant : `${request.tenant}\u0000${[...request.groups].sort().join('|')}`);
+
+    function open(tenant: string, groups: readonly string[], owner: string): StreamableHTTPServerTransport {
       const audit = auditSinkOf(deps.auditStore);
       const { knowledge } = deps;
       const search = deps.options?.search;
       const grade = deps.options?.grade;
       const server = createMcpServer({
         rag: deps.rag,
-        scope: tenantScope(deps.rag, deps.tenants, tenant),
+        scope: tenantScope(deps.rag, deps.tenants, tenant, { groups, ...(knowledge ? { knowledge } : {}) }),
         workerCheck: deps.workerCheck,
         transport: 'http',
         ...(audit ? { audit } : {}),
         ...(deps.answerStream ? { answerStream: deps.answerStream } : {}),
         ...(search ? { search } : {}),
         ...(grade ? { grade } : {}),
-        ...(knowledge ? { kbStats: (kb: string) => knowledge.stats(kb) } : {}),
+        ...(knowledge ? { kbStats: async (kb: string) => visibleStats(await knowledge.stats(kb), unreadable(groups, await knowledge.documents.list(kb))) } : {}),
       });
       const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
         sessionIdGenerator: () => randomUUID(),
-        onsessioninitialized: (id) => sessions.add({ id, tenant, server, transport }),
+        onsessioninitialized: (id) => sessions.add({ id, tenant: owner, server, transport }),
       });
       transport.onclose = () => {
         if (transport.sessionId !== undefined) sessions.remove(transport.sessionId);
@@ -104,13 +109,13 @@ export function mcpRoutes(deps: McpHttpDeps): FastifyPluginAsync {
     app.post('/mcp', { schema: { hide: true } }, async (request, reply) => {
       const id = sessionIdOf(request);
       if (id !== undefined) {
-        const session = sessions.of(id, request.tenant);
+        const session = sessions.of(id, ownerOf(request));
         if (!session) return reply.code(404).send(NO_SESSION);
         return serve(session, request, reply, request.body);
       }
       if (!isInitializeRequest(request.body)) return reply.code(400).send(NEEDS_INIT);
       if (!sessions.hasRoom()) return reply.code(503).send(FULL);
-      return serve(open(request.tenant), request, reply, request.body);
+      return serve(open(request.tenant, request.groups, ownerOf(request)), request, reply, request.body);
     });
     // GET: the session's stream for server messages outside a call; DELETE: ends the session (MCP "Session Management").
     for (const method of ['GET', 'DELETE'] as const) {
@@ -120,7 +125,7 @@ export function mcpRoutes(deps: McpHttpDeps): FastifyPluginAsync {
         schema: { hide: true },
         handler: async (request, reply) => {
           const id = sessionIdOf(request);
-          const session = id === undefined ? undefined : sessions.of(id, request.tenant);
+          const session = id === undefined ? undefined : sessions.of(id, ownerOf(request));
           if (id === undefined) return reply.code(400).send(NEEDS_INIT);
           if (!session) return reply.code(404).send(NO_SESSION);
           // A GET stream stays open while the client listens; it does not count as activity (the idle bound applies).

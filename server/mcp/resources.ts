@@ -20,7 +20,7 @@ export function registerResources(server: McpServer, deps: { rag: RagClient; sco
       guarded(async () => {
         const id = decodeURIComponent(String(variables.id));
         await scope.assertRun(id);
-        const trace = await rag.getTrace(id);
+        const trace = await scope.view(await rag.getTrace(id)); // issue 44 §4
         return { contents: [{ uri: uri.href, mimeType: 'application/json', text: JSON.stringify(trace, null, 2) }] };
       }),
   );

@@ -65,9 +65,12 @@ export function registerRunTools(server: McpServer, deps: RunToolDeps): void {
     if (extra.signal.aborted) throw new RagError('CANCELLED', 'the tool call was cancelled before it started');
     const watch = cancelRunOnAbort(extra.signal, connected, () => rag.cancel(workflowId), deps.onError);
     try {
-      const first = await tracked(rag, workflowId, extra, work(), deps.answerStream);
+      // issue 44 §4: the outcome as the caller's token may see it, before the person is asked or anything is projected.
+      const first = await scope.view(await tracked(rag, workflowId, extra, work(), deps.answerStream));
       notes.outcome = first;
-      const { outcome, elicited } = await askPerson(first, extra.signal);
+      const asked = await askPerson(first, extra.signal);
+      const outcome = await scope.view(asked.outcome);
+      const { elicited } = asked;
       notes.outcome = outcome;
       notes.projected = projectOutcome(outcome, elicited);
       return notes.projected;
@@ -104,7 +107,7 @@ export function registerRunTools(server: McpServer, deps: RunToolDeps): void {
           await workerCheck();
           const workflowId = newRagWorkflowId(sessionId);
           notes.workflowId = workflowId;
-          return result(await onRun(workflowId, extra, notes, () => rag.ask(question, { sessionId, workflowId, ...(scope.tenant ? { tenant: scope.tenant } : {}), ...(kbName === undefined ? {} : { kb: kbName }), ...(filters ? { filters } : {}) })));
+          return result(await onRun(workflowId, extra, notes, () => rag.ask(question, { sessionId, workflowId, ...(scope.tenant ? { tenant: scope.tenant } : {}), ...(scope.access ? { access: scope.access } : {}), ...(kbName === undefined ? {} : { kb: kbName }), ...(filters ? { filters } : {}) })));
         }),
       ),
   );
@@ -151,7 +154,7 @@ export function registerRunTools(server: McpServer, deps: RunToolDeps): void {
         audited('get_run', async (notes) => {
           notes.workflowId = run_id;
           notes.sessionId = (await scope.assertRun(run_id)) ?? undefined;
-          notes.outcome = await rag.getOutcome(run_id);
+          notes.outcome = await scope.view(await rag.getOutcome(run_id));
           notes.projected = projectOutcome(notes.outcome);
           return result(notes.projected);
         }),
@@ -177,7 +180,7 @@ export function registerRunTools(server: McpServer, deps: RunToolDeps): void {
           notes.workflowId = run_id;
           notes.sessionId = (await scope.assertRun(run_id)) ?? undefined;
           await rag.cancelRun(run_id, { ...(reason ? { reason } : {}), waitMs: CANCEL_CLOSE_WAIT_MS });
-          notes.outcome = await rag.getOutcome(run_id);
+          notes.outcome = await scope.view(await rag.getOutcome(run_id));
           notes.projected = projectOutcome(notes.outcome);
           return result(notes.projected);
         }),

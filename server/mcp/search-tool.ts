@@ -1,4 +1,5 @@
-import { MetadataFilters } from '../../core/retrieval/metadata-filter';
+import { type FilterClause, MetadataFilters } from '../../core/retrieval/metadata-filter';
+import { accessClause } from '../../core/knowledge/document-access';
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { EvidenceGrade } from '../../core/schemas/model-outputs';
 import type { Chunk } from '../../core/schemas/retrieved-chunk';
@@ -10,7 +11,7 @@ import { guarded, result } from './tool-result';
 import { MCP_MAX_EVIDENCE, SearchKnowledgeInput, SearchResult } from './tool-schemas';
 
 /** One in-process retrieval (`ragtime search`), in the knowledge base named (undefined: the default). */
-export type McpSearch = (query: string, kb: string | undefined, filters?: MetadataFilters) => Promise<{ kb: string; result: RetrievalResult }>;
+export type McpSearch = (query: string, kb: string | undefined, filters?: MetadataFilters, forced?: readonly FilterClause[]) => Promise<{ kb: string; result: RetrievalResult }>;
 /** The configured grader on the evidence a search returns; null when there is none to ask. */
 export type McpGrade = (query: string, docs: Chunk[]) => Promise<EvidenceGrade | null>;
 
@@ -49,11 +50,13 @@ export function registerSearchTool(
         audited('search_knowledge', async (notes) => {
           notes.text = query;
           // issue 44 §2: the filters, parsed to lists, go into both searches.
-          const found = await search(query, scope.kbOf(kb), filters ? MetadataFilters.parse(filters) : undefined);
+          // issue 44 §4: the token's groups are a forced clause, ANDed after the filters (which cannot widen it).
+          const forced = scope.access ? [accessClause(scope.access)] : undefined;
+          const found = await search(query, scope.kbOf(kb), filters ? MetadataFilters.parse(filters) : undefined, forced);
           const topK = top_k ?? DEFAULT_TOP_K;
           const failed = found.result.meta.retrieval_mode === 'failed';
           const graded = failed ? null : await gradeOf(query, found.result.docs.slice(0, Math.min(topK, MCP_MAX_EVIDENCE)));
-          const projected = projectRetrieval(found.result, found.kb, topK, graded);
+          const projected = await scope.view(projectRetrieval(found.result, found.kb, topK, graded));
           notes.search = { result: projected, total: found.result.docs.length };
           return result(projected);
         }),

@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { RetrievalScope, Retriever } from '../../activities/ports';
+import { accessClause } from '../../core/knowledge/document-access';
 import { newMcpClient } from '../support/mcp-client';
 import { TOKENS, bearer, httpRetriever, openHttpHarness, simpleQuestion, type HttpHarness } from '../support/http-harness';
 
@@ -42,7 +43,8 @@ test('POST /api/runs with filters: the run retrieves with them, a value or a lis
   const question = simpleQuestion('丹瑾 filters');
   const response = await post({ question, filters: { product: 'atlas', lang: ['en', 'zh'] } });
   expect(response.statusCode).toBe(200);
-  expect(scopeOf(question)).toEqual({ filters: { product: ['atlas'], lang: ['en', 'zh'] } });
+  // issue 44 §4: and the token's groups (none here) as the forced clause, after them.
+  expect(scopeOf(question)).toEqual({ filters: { product: ['atlas'], lang: ['en', 'zh'] }, forced: [accessClause([])] });
 }, 60_000);
 
 test.each([
@@ -62,7 +64,7 @@ test('MCP ask_knowledge with filters retrieves with them; a malformed one is ref
   const question = simpleQuestion('丹瑾 mcp filters');
   const reply = (await client.callTool({ name: 'ask_knowledge', arguments: { question, filters: { product: ['atlas', 'zephyr'] } } })) as { isError?: boolean };
   expect(reply.isError).toBeFalsy();
-  expect(scopeOf(question)).toEqual({ filters: { product: ['atlas', 'zephyr'] } });
+  expect(scopeOf(question)).toEqual({ filters: { product: ['atlas', 'zephyr'] }, forced: [accessClause([])] });
 
   const bad = simpleQuestion('丹瑾 mcp bad');
   const refused = (await client.callTool({ name: 'ask_knowledge', arguments: { question: bad, filters: { 'no spaces': 'x' } } })) as { isError?: boolean; content: Array<{ text?: string }> };

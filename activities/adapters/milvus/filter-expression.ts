@@ -16,6 +16,8 @@ import { FIELD } from './schema';
 const list = (values: readonly string[]) => `[${values.map(quoteForFilter).join(', ')}]`;
 
 function clauseExpression({ key, anyOf, orMissing }: FilterClause): string {
+  // issue 44 §4: a token without groups reads only the documents without an access list.
+  if (anyOf.length === 0 && orMissing && key !== DOC_ID_KEY) return `not exists ${FIELD.meta}[${quoteForFilter(key)}]`;
   if (anyOf.length === 0) throw new RagError('INVALID_INPUT', `filter on ${JSON.stringify(key)} has no value`);
   if (key === DOC_ID_KEY) return `file_path in ${list(anyOf)}`;
   const field = `${FIELD.meta}[${quoteForFilter(key)}]`;

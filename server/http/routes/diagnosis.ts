@@ -2,10 +2,11 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { RagError, describeZodError } from '../../../core/errors';
 import { ApiError, SessionParams, SessionTrace, TraceQuery } from '../api-schemas';
 import { notFound } from '../api-failure';
+import { readerView } from '../reader-view';
 import type { RouteDeps } from '../server-deps';
 
 /** The Trace API (seed 004 §4.4, DESIGN §5 layer B): the persisted audit of a session, or of one run of it. */
-export const diagnosisRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { auditStore, tenants }) => {
+export const diagnosisRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { auditStore, tenants, knowledge }) => {
   app.get('/api/diagnosis/:sessionId/trace', {
     schema: {
       summary: "A session's audit: runs, knowledge-tool invocations (retrievalDetails parsed) and timeline events",
@@ -25,6 +26,6 @@ export const diagnosisRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { a
     // The store is ours, but this is the edge where its rows become the published contract: check them.
     const parsed = SessionTrace.safeParse(trace);
     if (!parsed.success) throw new RagError('INTERNAL', describeZodError(`audit store returned an invalid trace for session "${sessionId}"`, parsed.error));
-    return parsed.data;
+    return readerView(knowledge, tenants, request, parsed.data); // issue 44 §4
   });
 };

@@ -1,4 +1,6 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { unreadable, visibleStats } from '../../../core/knowledge/document-access';
+import type { DocumentRecord } from '../../../core/knowledge/knowledge-base';
 import { ApiError, DocumentList, DocumentParams, DocumentRemoved, KbList, KbParams } from '../api-schemas';
 import { ApiFailure, notFound } from '../api-failure';
 import type { RouteDeps } from '../server-deps';
@@ -18,13 +20,16 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { t
     if (!tenants.kbsOf(tenant).includes(kb)) throw notFound('knowledge base', kb);
   };
 
+  // issue 44 §4: the documents of a knowledge base the request's token may not read (their access list).
+  const hiddenOf = (request: { groups: string[] }, documents: DocumentRecord[]) => unreadable(request.groups, documents);
+
   app.get('/api/kbs', {
     schema: { summary: 'The knowledge bases the caller may use, with their documents, chunks and last ingest', tags: ['knowledge'], response: { 200: KbList, ...errors } },
   }, async (request) => {
     const existing = new Set(await admin().list());
     const defaultKb = tenants.defaultKbOf(request.tenant);
     const mine = tenants.kbsOf(request.tenant).filter((kb) => existing.has(kb));
-    const stats = await Promise.all(mine.map((kb) => admin().stats(kb)));
+    const stats = await Promise.all(mine.map(async (kb) => visibleStats(await admin().stats(kb), hiddenOf(request, await admin().documents.list(kb)))));
     return { kbs: stats.map((s) => ({ ...s, default: s.kb === defaultKb })) };
   });
 
@@ -34,7 +39,9 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { t
     const { kb } = request.params;
     allowed(request.tenant, kb);
     await admin().open(kb); // UNKNOWN_KB → 404
-    return { kb, documents: await admin().documents.list(kb) };
+    const documents = await admin().documents.list(kb);
+    const hidden = new Set(hiddenOf(request, documents).map((document) => document.doc_id));
+    return { kb, documents: documents.filter((document) => !hidden.has(document.doc_id)) };
   });
 
   app.delete('/api/kbs/:kb/documents/*', {
@@ -47,6 +54,9 @@ export const knowledgeRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { t
   }, async (request) => {
     const { kb, '*': docId } = request.params;
     allowed(request.tenant, kb);
-    return { kb, removed: await admin().removeDocument(kb, decodeURIComponent(docId)) };
+    const id = decodeURIComponent(docId);
+    // issue 44 §4: a document the token may not read is "not found" to it, as one that does not exist.
+    if (hiddenOf(request, await admin().documents.list(kb)).some((document) => document.doc_id === id)) throw notFound('document', id);
+    return { kb, removed: await admin().removeDocument(kb, id) };
   });
 };

@@ -7,11 +7,13 @@ import { AnswerStreamView } from '../../../core/answer-stream/answer-stream-view
 import type { AnswerStreamMessage } from '../../../core/schemas/answer-stream';
 import type { RagOutcome } from '../../../core/schemas/run-io';
 import { isRagError } from '../../../core/errors';
+import { isRedacted, redactForReader } from '../../../core/knowledge/redact-for-reader';
 import { readAnswerStream } from '../../../client/follow-answer';
 import { pushCollector } from '../../../client/read-answer-stream';
 import type { RagClient } from '../../../client/rag-client';
 import { childrenStepsLive, runMark } from '../../../client/run-mark';
 import { ApiError, RunParams } from '../api-schemas';
+import { hiddenFor } from '../reader-view';
 import { findOwnedRun } from '../run-access';
 import type { RouteDeps } from '../server-deps';
 import { SSE_HEADERS, SSE_HEARTBEAT, createSseStream, sseEvent } from '../sse';
@@ -41,7 +43,7 @@ async function snapshot(rag: RagClient, workflowId: string): Promise<Snapshot> {
  * before it, so that resuming after Last-Event-ID neither skips nor repeats a step (issue 14 §12). Heartbeat
  * comments keep idle connections open. Polling stops as soon as the client goes away.
  */
-export const progressRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { rag, tenants, limits, answerStream }) => {
+export const progressRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { rag, tenants, knowledge, limits, answerStream }) => {
   const streams = new Set<() => void>();
   app.addHook('onClose', async () => streams.forEach((stop) => stop()));
 
@@ -62,6 +64,11 @@ export const progressRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { ra
   }, async (request, reply) => {
     const { workflowId } = request.params;
     await findOwnedRun(rag, tenants, request.tenant, workflowId);
+    // issue 44 §4: steps and the outcome as the reader may see them; the answer's text is not sent at all once its
+    // evidence names a document the reader may not read (the outcome then says not_visible).
+    const hidden = await hiddenFor(knowledge, tenants, request);
+    const hides = (value: unknown) => isRedacted(value, redactForReader(value, hidden));
+    let answerHidden = false;
     // Issue 47 §3: the run is asked (outcome, steps, the answer's generation: three queries through a worker) only
     // when its history grew since it was last asked; a describe (the server alone) says whether it did. Taken before
     // each snapshot, so that a change after it shows at the next wake.
@@ -113,7 +120,11 @@ export const progressRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { ra
     // Issue 25 §2: the answer as it is written, as `answer` events (sources, delta, discard, final) beside the steps.
     // They carry no id: a client that resumes after Last-Event-ID gets the final answer, not the text it missed.
     const answer = new AnswerStreamView();
-    const sendAnswer = (messages: AnswerStreamMessage[]) => messages.forEach((message) => sse.write(sseEvent('answer', message)));
+    const sendAnswer = (messages: AnswerStreamMessage[]) =>
+      messages.forEach((message) => {
+        answerHidden ||= hides(message) || hides(current.outcome.docs);
+        if (!answerHidden) sse.write(sseEvent('answer', message));
+      });
     // Issue 36 §3: a pushing side channel (PostgreSQL) wakes the pause when text is written; the poll stays for steps.
     const pushes = pushCollector();
     const unsubscribe = answerStream?.onAppend?.(workflowId, (generation, events) => {
@@ -149,12 +160,12 @@ export const progressRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { ra
       let snapshotAt = Date.now();
       try {
         for (;;) {
-          for (; sent < current.steps.length; sent += 1) sse.write(sseEvent('step', current.steps[sent], sent));
+          for (; sent < current.steps.length; sent += 1) sse.write(sseEvent('step', redactForReader(current.steps[sent], hidden), sent));
           sendAnswer(held);
           if (current.outcome.status !== 'running') {
             // Every step is out: what the writer published before the run settled, then the record.
             if (answerStream) sendAnswer([...(await readAnswer(true)), ...answer.finish(current.outcome.status === 'completed' ? current.outcome.answer : null, current.outcome.docs)]);
-            sse.write(sseEvent('outcome', current.outcome));
+            sse.write(sseEvent('outcome', redactForReader(current.outcome, hidden)));
             return;
           }
           await pause(Math.max(0, limits.progressPollMs - (Date.now() - snapshotAt)));

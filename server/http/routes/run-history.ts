@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { compareRuns } from '../../../core/compare/compare-runs';
 import { ApiError, CompareQuery, RunComparison, RunDetail, RunList, RunListQuery, RunParams } from '../api-schemas';
 import { notFound } from '../api-failure';
+import { readerView } from '../reader-view';
 import { findOwnedRun } from '../run-access';
 import type { RouteDeps } from '../server-deps';
 import { within } from './runs';
@@ -16,7 +17,9 @@ const errors = { 400: ApiError, 401: ApiError, 404: ApiError, 503: ApiError };
  * retrievals with diagnostics, stage times, grades) and two runs compared. Only the tenant's own runs: the list
  * keeps rows whose session it owns, and detail and compare check every run first (404 for anyone else's).
  */
-export const runHistoryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { rag, tenants, temporalUiUrl }) => {
+export const runHistoryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { rag, tenants, knowledge, temporalUiUrl }) => {
+  // issue 44 §4: what a reader is shown of a run (a run another token of the tenant started, too).
+  const view = <T>(request: { tenant: string; groups: string[] }, value: T) => readerView(knowledge, tenants, request, value);
   const detailOf = (workflowId: string) => rag.getRunDetail(workflowId, temporalUiUrl ? { temporalUiBaseUrl: temporalUiUrl } : {});
 
   app.get('/api/runs', {
@@ -43,7 +46,7 @@ export const runHistoryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { 
       include: async (row) => row.session !== null && (await ownsSession(row.session)),
       pendingOf: async (workflowId) => (await within(rag.getOutcome(workflowId), PENDING_QUESTION_WAIT_MS))?.outcome.hitl ?? null,
     });
-    return { runs };
+    return view(request, { runs });
   });
 
   app.get('/api/runs/compare', {
@@ -56,8 +59,8 @@ export const runHistoryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { 
   }, async (request) => {
     const { a, b } = request.query;
     await Promise.all([findOwnedRun(rag, tenants, request.tenant, a), findOwnedRun(rag, tenants, request.tenant, b)]);
-    const [before, after] = await Promise.all([detailOf(a), detailOf(b)]);
-    return compareRuns(before, after);
+    const [before, after] = await Promise.all([detailOf(a).then((run) => view(request, run)), detailOf(b).then((run) => view(request, run))]);
+    return view(request, compareRuns(before, after));
   });
 
   app.get('/api/runs/:workflowId/detail', {
@@ -70,6 +73,6 @@ export const runHistoryRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { 
   }, async (request) => {
     const { workflowId } = request.params;
     await findOwnedRun(rag, tenants, request.tenant, workflowId);
-    return detailOf(workflowId);
+    return view(request, await detailOf(workflowId));
   });
 };

@@ -3,6 +3,7 @@ import { newRagWorkflowId } from '../../../client/rag-client';
 import { RagError, isRagError } from '../../../core/errors';
 import { AnswerBody, ApiError, AskBody, RagOutcome, RunParams, RunStarted, RunView } from '../api-schemas';
 import { notFound } from '../api-failure';
+import { readerView } from '../reader-view';
 import { findOwnedRun } from '../run-access';
 import type { RouteDeps } from '../server-deps';
 
@@ -23,7 +24,9 @@ export async function within<T>(promise: Promise<T>, ms: number): Promise<{ outc
 const errors = { 400: ApiError, 401: ApiError, 404: ApiError, 503: ApiError };
 
 /** Ask, answer, read a run. Every run is checked against the caller's tenant first (404 for anyone else's). */
-export const runRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { rag, tenants, limits, workerCheck, newSessionId }) => {
+export const runRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { rag, tenants, knowledge, limits, workerCheck, newSessionId }) => {
+  // issue 44 §4: what a reader is shown of a run (a run another token of the tenant started, too).
+  const view = <T>(request: { tenant: string; groups: string[] }, value: T) => readerView(knowledge, tenants, request, value);
   app.post('/api/runs', {
     schema: {
       summary: 'Ask a question: starts a run and returns its first outcome (completed, awaiting_input or failed)',
@@ -40,14 +43,15 @@ export const runRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { rag, te
     if (!(await tenants.claimSession(sessionId, request.tenant))) throw notFound('session', sessionId);
     await workerCheck();
     // The session's earlier turns are the tenant's only (issue 25 §1).
-    const options = { sessionId, kb, tenant: request.tenant, ...(hitl ? { hitl } : {}), ...(request.body.filters ? { filters: request.body.filters } : {}) };
+    // issue 44 §4: every retrieval of the run reads only what the token's groups may (a clause its filters cannot widen).
+    const options = { sessionId, kb, tenant: request.tenant, access: request.groups, ...(hitl ? { hitl } : {}), ...(request.body.filters ? { filters: request.body.filters } : {}) };
     if (!wait) return reply.code(202).send({ ...(await rag.start(question, options)), status: 'running' as const });
     // Bounded (issue 14 §3): a worker that died a moment ago still counts as polling for minutes, and nobody would
     // settle the run. After askWaitMs the caller gets the run's id, as with wait: false; the run goes on.
     const workflowId = newRagWorkflowId(sessionId);
     const asked = rag.ask(question, { ...options, workflowId });
     const first = await within(asked, limits.askWaitMs);
-    if (first) return reply.code(200).send(first.outcome);
+    if (first) return reply.code(200).send(await view(request, first.outcome));
     asked.catch(() => undefined); // its outcome is read later (GET /api/runs/:id); the request is answered
     return reply.code(202).send({ ...(await rag.startedRun(workflowId)), sessionId, status: 'running' as const });
   });
@@ -65,10 +69,11 @@ export const runRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { rag, te
     const run = await findOwnedRun(rag, tenants, request.tenant, workflowId);
     if (!run.running) throw finished(workflowId);
     await workerCheck();
-    return rag.answer(workflowId, request.body.answer).catch((error: unknown) => {
+    const next = await rag.answer(workflowId, request.body.answer).catch((error: unknown) => {
       // The run was there a moment ago: "not found" now means it has just closed, not that it never existed.
       throw isRagError(error) && error.code === 'UNKNOWN_RUN' ? finished(workflowId) : error;
     });
+    return view(request, next);
   });
 
   app.get('/api/runs/:workflowId', {
@@ -82,6 +87,6 @@ export const runRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { rag, te
     const { workflowId } = request.params;
     await findOwnedRun(rag, tenants, request.tenant, workflowId);
     const [outcome, trace] = await Promise.all([rag.getOutcome(workflowId), rag.getTrace(workflowId)]);
-    return { outcome, trace };
+    return view(request, { outcome, trace });
   });
 };

@@ -1,0 +1,25 @@
+import { type HiddenDocuments, NOTHING_HIDDEN, hiddenDocuments, redactForReader } from '../../core/knowledge/redact-for-reader';
+import type { KnowledgeApi } from './server-deps';
+import type { TenantDirectory } from './tenant-directory';
+
+/** A reader: the tenant and the groups of its bearer token (issue 44 §4). */
+export type ReaderId = { tenant: string; groups: readonly string[] };
+
+/**
+ * The documents a reader may not read, among those of the knowledge bases its tenant may use (their records carry
+ * each document's access list). Every read of the API and MCP redacts what it returns with it
+ * (core/knowledge/redact-for-reader.ts). A server started without the knowledge stores has no access lists to read:
+ * nothing is hidden there (`ragtime serve` always opens them).
+ */
+export async function hiddenFor(knowledge: KnowledgeApi | undefined, tenants: TenantDirectory, reader: ReaderId): Promise<HiddenDocuments> {
+  if (!knowledge) return NOTHING_HIDDEN;
+  const existing = new Set(await knowledge.list());
+  const kbs = tenants.kbsOf(reader.tenant).filter((kb) => existing.has(kb));
+  const documents = (await Promise.all(kbs.map((kb) => knowledge.documents.list(kb)))).flat();
+  return hiddenDocuments(reader.groups, documents);
+}
+
+/** A value as the reader may see it: hiddenFor, then redactForReader. */
+export async function readerView<T>(knowledge: KnowledgeApi | undefined, tenants: TenantDirectory, reader: ReaderId, value: T): Promise<T> {
+  return redactForReader(value, await hiddenFor(knowledge, tenants, reader));
+}
