@@ -2,6 +2,7 @@ import { ApplicationFailure, allHandlersFinished, condition, isCancellation, pro
 import type { IngestActivities } from '../activities/ingest-activities';
 import type { PlannedIngest, PlannedPass, SyncActivities } from '../activities/sync-activities';
 import { describeZodError } from '../core/errors';
+import { DocumentId } from '../core/knowledge/knowledge-base';
 import { massDeleteReason } from '../core/sync/sync-plan';
 import { SyncPassInput, type SyncFailure, type SyncPassReport, type SyncProgress } from '../core/sync/sync-io';
 import { FLUSH_LEAVES, INGEST_FILE, SYNC_STEP } from './activity-options';
@@ -74,7 +75,16 @@ export async function syncPassWorkflow(rawInput: SyncPassInput): Promise<SyncPas
 
   // Renamed files whose new document could not be written keep their old one.
   const keep = new Set<string>();
-  const queue = [...planned.ingest];
+  // A path that cannot be a document id (longer than 400 bytes with its source's name, "::" in it) fails alone.
+  const queue = planned.ingest.filter((item) => {
+    const id = DocumentId.safeParse(item.docId);
+    if (id.success) return true;
+    failed.push({ path: item.path, type: 'INVALID_INPUT', message: `${item.path} cannot be a document id (${id.error.issues[0]?.message ?? 'invalid'}); rename it or leave it out with --exclude` });
+    if (item.from !== undefined) keep.add(item.from);
+    return false;
+  });
+  progress.failed = failed.length;
+  progress.to_ingest = queue.length;
   const ingestOne = async (item: PlannedIngest): Promise<void> => {
     progress.current.push(item.path);
     try {

@@ -1,11 +1,12 @@
 import * as path from 'node:path';
 import type { Command } from 'commander';
 import { addSyncSource, pauseSyncSource, removeSyncSource, resumeSyncSource, runSyncNow } from '../../client/sync-schedule';
+import { runSyncAndWait } from '../../client/sync-run';
 import { listSyncSources, syncSourceStatus } from '../../client/sync-status';
 import { RagError } from '../../core/errors';
 import { DEFAULT_MAX_DELETE_SHARE, DEFAULT_SYNC_EVERY } from '../../core/sync/sync-io';
 import type { CliContext } from '../context';
-import { renderSyncStatus } from '../render/sync-status';
+import { renderPassReport, renderProgress, renderSyncStatus } from '../render/sync-status';
 
 /*
  * `ragtime sync add | list | status | run | pause | resume | rm` (issue 46): knowledge bases kept in step with
@@ -43,7 +44,7 @@ export function registerSyncCommands(program: Command, context: CliContext): voi
       const share = Number(flags.maxDeleteShare);
       if (!Number.isFinite(share) || share < 0 || share > 1) throw new RagError('INVALID_INPUT', `--max-delete-share ${flags.maxDeleteShare} is not a share between 0 and 1 (0.5 is 50 %)`);
       const source = flags.name ?? nameOf(absolute);
-      const kb = context.runKbOf(flags.kb);
+      const kb = await context.startableKbOf(flags.kb); // a knowledge base that does not exist: UNKNOWN_KB, exit 2
       const added = await addSyncSource(await temporal(), context.config.temporal.taskQueue, {
         source,
         path: absolute,
@@ -90,7 +91,26 @@ export function registerSyncCommands(program: Command, context: CliContext): voi
         await run(await temporal(), source);
         console.log(`${source}: ${done}`);
       });
-  simple('run', 'start a pass now (after the running one, if any: passes of a source never overlap)', runSyncNow, 'pass started — `ragtime sync status` shows its progress');
+  sync
+    .command('run')
+    .description('start a pass now (after the running one, if any: passes of a source never overlap)')
+    .argument('<source>')
+    .option('--wait', 'follow the pass: its progress on stderr, then its report')
+    .option('--json', 'with --wait: print the report as JSON')
+    .action(async (source: string, flags: { wait?: boolean; json?: boolean }) => {
+      const client = await temporal();
+      if (!flags.wait) {
+        await runSyncNow(client, source);
+        console.log(`${source}: pass started — \`ragtime sync status ${source}\` shows its progress`);
+        return;
+      }
+      await syncSourceStatus(client, source).catch((error: unknown) => {
+        if ((error as { name?: string }).name === 'ScheduleNotFoundError') throw new RagError('UNKNOWN_RUN', `no synced source ${JSON.stringify(source)}; \`ragtime sync list\` lists them`, { cause: error });
+        throw error;
+      });
+      const report = await runSyncAndWait(client, source, (progress) => console.error(`sync ${source}: ${renderProgress(progress)}`));
+      print(flags.json, report, `${source}: ${renderPassReport(report)}`);
+    });
   simple('pause', 'stop scheduling passes (a running pass finishes)', pauseSyncSource, 'paused');
   simple('resume', 'schedule passes again', resumeSyncSource, 'resumed');
   simple('rm', 'delete the source\'s schedule (its documents stay in the knowledge base)', removeSyncSource, 'removed (its documents stay; `ragtime docs rm` removes them)');

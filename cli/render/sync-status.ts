@@ -1,5 +1,5 @@
 import type { SyncSourceStatus } from '../../client/sync-status';
-import type { SyncPassReport } from '../../core/sync/sync-io';
+import type { SyncPassReport, SyncProgress } from '../../core/sync/sync-io';
 
 /* What `ragtime sync status` and `sync list` print (issue 46 §2, §4). */
 
@@ -14,6 +14,12 @@ export function renderPassReport(report: SyncPassReport): string {
   return lines.join('\n');
 }
 
+/** A running pass's progress on one line. */
+export function renderProgress(p: SyncProgress): string {
+  const commit = p.commit ? ` at ${p.commit.slice(0, 12)}` : '';
+  return `${p.stage}${commit}: ingested ${p.ingested}/${p.to_ingest}, removed ${p.removed}/${p.to_remove}, unchanged ${p.unchanged}, failed ${p.failed}${p.current.length ? ` — now ${p.current.join(', ')}` : ''}`;
+}
+
 export function renderSyncStatus(status: SyncSourceStatus): string {
   const { settings } = status;
   const what = settings.branch === undefined ? `folder ${settings.path}` : `git ${settings.path} at branch ${settings.branch}`;
@@ -24,7 +30,7 @@ export function renderSyncStatus(status: SyncSourceStatus): string {
   ];
   if (status.running) {
     const p = status.running.progress;
-    lines.push(p ? `  running:   ${p.stage}${p.commit ? ` at ${p.commit.slice(0, 12)}` : ''}: ingested ${p.ingested}/${p.to_ingest}, removed ${p.removed}/${p.to_remove}, unchanged ${p.unchanged}, failed ${p.failed}${p.current.length ? ` — now ${p.current.join(', ')}` : ''}` : `  running:   ${status.running.workflowId}`);
+    lines.push(p ? `  running:   ${renderProgress(p)}` : `  running:   ${status.running.workflowId}`);
   }
   const last = status.lastPass;
   if (!last) lines.push('  last pass: none yet');

@@ -194,9 +194,10 @@ test('a vanished source fails with SOURCE_UNAVAILABLE, an emptied one with MASS_
   rmSync(root, { recursive: true });
   renameSync(`${root}.away`, root);
   write(root, 'broken.pdf', 'not a pdf');
+  write(root, 'a::b.md', '# 不能作为文档 id\n\n文件名里有 ::。');
   const partial = await passNow('mounted');
-  expect(pick(partial)).toEqual({ status: 'partial', added: 0, changed: 0, removed: 0, renamed: 0, unchanged: 3, failed: [['broken.pdf', 'CORRUPT_FILE']] });
-  expect(pick(await passNow('mounted'))).toMatchObject({ status: 'partial', failed: [['broken.pdf', 'CORRUPT_FILE']] }); // tried again
+  expect(pick(partial)).toEqual({ status: 'partial', added: 0, changed: 0, removed: 0, renamed: 0, unchanged: 3, failed: [['a::b.md', 'INVALID_INPUT'], ['broken.pdf', 'CORRUPT_FILE']] });
+  expect(pick(await passNow('mounted'))).toMatchObject({ status: 'partial', failed: [['a::b.md', 'INVALID_INPUT'], ['broken.pdf', 'CORRUPT_FILE']] }); // tried again
   await removeSyncSource(env.client, 'mounted');
 }, 240_000);
 
