@@ -24,7 +24,7 @@ import { writeSection } from './support/markdown-section';
 /*
  * Where a run's CPU goes, per process, and what it costs in Temporal and the stores (issue 36 §1): for each scenario
  * (fast, planner, complex) and payload codec (off, on), N runs one at a time, each started with RagClient.ask and
- * followed by a listener (followAnswer: the PostgreSQL push, or SQLite's 100 ms poll) as a user watching it. The
+ * followed by a listener (followAnswer: pushed to, by PostgreSQL or over the SQLite file's socket) as a user watching it. The
  * worker runs in its own process with the real activity code, the bench adapters (support/scenarios.ts) and the
  * deployment's stores (answer stream, audit, session turns) on PostgreSQL or one SQLite file.
  * CPU per run, by process: the worker, the Temporal server, this process (client and listener) and the stores'
@@ -42,7 +42,7 @@ const HELP = `usage: npx tsx bench/cost-per-run.ts [options]
   --scenarios LIST       fast,planner,complex (support/scenarios.ts)
   --codec off,on         payloads plain, or encrypted with AES-256-GCM (a fresh key)
   --speculation LEVEL    what the runs speculate (default off)
-  --database-url URL     the stores on PostgreSQL (the listener is pushed to); default one SQLite file (polled)
+  --database-url URL     the stores on PostgreSQL (the listener is pushed to); default one SQLite file (its push: a local socket)
 ${LATENCY_FLAGS_HELP}
   --write FILE           put the tables into FILE between the cost-per-run:SECTION markers
   --section NAME         which markers (default main)
@@ -225,7 +225,7 @@ function render(input: {
     '```',
     '',
     `Machine: ${os.cpus().length} vCPUs, Node ${process.version}, shared. Load ${input.loadBefore} before → ${input.loadAfter} after. ` +
-      `${input.runs} runs per cell one at a time after ${input.warmup} warm-up runs, speculation ${input.speculation}; stores on ${input.databaseUrl ? 'PostgreSQL (the listener is pushed to)' : 'one SQLite file (the listener polls every 100 ms)'}.`,
+      `${input.runs} runs per cell one at a time after ${input.warmup} warm-up runs, speculation ${input.speculation}; stores on ${input.databaseUrl ? 'PostgreSQL (the listener is pushed to)' : 'one SQLite file (the listener is pushed to over its local socket)'}.`,
     '',
     '**CPU ms per run, by process** (the client process also runs the listener):',
     '',
