@@ -353,6 +353,15 @@ describe('OpenAPI, health and the codec endpoint', () => {
   "/api/sessions/{sessionId}/turns": [
     "get",
   ],
+  "/api/sync/sources": [
+    "get",
+  ],
+  "/api/sync/sources/{source}": [
+    "get",
+  ],
+  "/api/sync/sources/{source}/run": [
+    "post",
+  ],
   "/codec/decode": [
     "post",
   ],
