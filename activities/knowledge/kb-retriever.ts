@@ -20,7 +20,10 @@ export function createKbRetriever(knowledge: KnowledgeStores, deps: Omit<Retriev
       });
       let retriever = retrievers.get(stores.kb);
       if (!retriever) {
-        retriever = createRetriever({ ...deps, embedder: knowledge.embedder, leafStore: stores.leafStore, parentStore: stores.parentStore });
+        const kbName = stores.kb;
+        // issue 44 §2: metadata filters are decided on the registry's records of this knowledge base.
+        const documents = { list: () => knowledge.documents.list(kbName) };
+        retriever = createRetriever({ ...deps, embedder: knowledge.embedder, leafStore: stores.leafStore, parentStore: stores.parentStore, documents });
         retrievers.set(stores.kb, retriever);
       }
       return { ...(await retriever.retrieve(query, stores.kb, scope)), kb: stores.kb };

@@ -68,7 +68,6 @@ export function createRetriever(deps: RetrieverDeps): Retriever {
       const clauses = filterClauses(filters, scope.forced);
       // Decided on the registry when it can be (plan-filter.ts), beside the query embedding.
       const plan = clauses.length > 0 ? planFilter(clauses, deps.leafStore, deps.documents) : null;
-      plan?.catch(() => undefined);
       const passing = plan ? plan.then((decided) => decided.left) : null;
       const recorder = new DiagnosticsRecorder(deps.now);
       const { candidateK, meta: candidateMeta } = resolveCandidateK(topK, config.retrieval);
