@@ -224,7 +224,7 @@ test('migration: a SQLite parent store written before knowledge bases opens, its
   copyFileSync(LEGACY_FIXTURE, file);
   const sql = createParentStore({ sqliteFile: file });
   try {
-    expect(await sql.migrate()).toEqual(['0002_parent_chunks_by_kb', '0003_documents']);
+    expect(await sql.migrate()).toEqual(['0002_parent_chunks_by_kb', '0003_documents', '0004_documents_meta']);
     expect(await sql.legacy.pending()).toEqual(['/srv/legacy/docs/LTS.md', '/srv/legacy/docs/guide.txt']);
     expect(await sql.forKb('old_collection').countByDocument('/srv/legacy/docs/LTS.md')).toBe(0);
     expect(await sql.documents.knowledgeBases()).toEqual([]);
@@ -262,7 +262,7 @@ test('migration: the same data in PostgreSQL (the fixture copied into a fresh da
 
     const sql = createParentStore({ databaseUrl: url, sqliteFile: '' });
     try {
-      expect(await sql.migrate()).toEqual(['0002_parent_chunks_by_kb', '0003_documents']);
+      expect(await sql.migrate()).toEqual(['0002_parent_chunks_by_kb', '0003_documents', '0004_documents_meta']);
       await sql.legacy.adopt('old_collection', await sql.legacy.pending());
       expect(await sql.forKb('old_collection').countByDocument('/srv/legacy/docs/guide.txt')).toBe(3);
       expectLegacyMigrated(await sql.documents.list('old_collection'));
