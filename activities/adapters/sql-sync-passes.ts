@@ -13,10 +13,6 @@ export type SyncPassStore = {
   record(report: SyncPassReport): Promise<void>;
   /** The latest passes of a source, newest first. */
   passesOf(source: string, limit?: number): Promise<SyncPassReport[]>;
-  /** The last pass of every source that has one. */
-  lastPasses(): Promise<SyncPassReport[]>;
-  /** Removes a source's rows (`ragtime sync rm`). */
-  forget(source: string): Promise<number>;
   close(): Promise<void>;
 };
 
@@ -41,14 +37,6 @@ export function createSyncPassStore(location: SqlLocation): SqlSyncPassStore {
       }),
     passesOf: (source, limit = 10) =>
       ready('passesOf', async () => (await db.selectFrom('sync_pass').select('report').where('source', '=', source).orderBy('finished_at', 'desc').limit(limit).execute()).map(parse)),
-    lastPasses: () =>
-      ready('lastPasses', async () => {
-        const rows = await db.selectFrom('sync_pass').select(['source', 'report', 'finished_at']).orderBy('source').orderBy('finished_at', 'desc').execute();
-        const seen = new Set<string>();
-        return rows.filter((row) => !seen.has(row.source) && (seen.add(row.source), true)).map(parse);
-      }),
-    forget: (source) =>
-      ready('forget', async () => Number((await db.deleteFrom('sync_pass').where('source', '=', source).executeTakeFirst()).numDeletedRows)),
     close: () => db.destroy(),
   };
 }
