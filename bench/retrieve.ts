@@ -11,6 +11,7 @@ import { createParentStore } from '../activities/adapters/sql-parent-store';
 import type { HierarchyChunk } from '../activities/ports';
 import { createRetriever } from '../activities/retrieval/retrieve-documents';
 import { chunkId } from '../core/ingest/hierarchy';
+import type { DocumentMeta } from '../core/knowledge/document-meta';
 import type { RetrievalTimings } from '../core/schemas/retrieval-diagnostics';
 import {
   benchConfig,
@@ -41,6 +42,11 @@ import {
  * Per size: the end-to-end retrieve() latency, the per-stage timings of its diagnostics, and, to explain them, each
  * Milvus call alone (dense search, BM25 search, and a trivial RPC for the gRPC + server floor).
  *
+ * Filtered retrieval (issue 44 §2): every synthetic file carries metadata (`product`: one of 10, `shelf`: one of 100),
+ * and after the Flush the same queries run with and without a filter on the target's product (10 % of the leaves) and
+ * shelf (1 %), interleaved query by query so that the machine's load falls on both alike; the ratio of the p50s is
+ * the target's (≤ 1.2×).
+ *
  *   npx tsx bench/retrieve.ts [--sizes 1000,10000,50000] [--queries 200] [--rounds 2] [--json FILE]
  *
  * env: MILVUS_ADDRESS, EMBEDDING_DIM, RETRIEVAL_TOP_K … (ragtime's config; rerank is switched off here).
@@ -63,8 +69,14 @@ const L2_PER_FILE = 2;
 const LEAVES_PER_FILE = LEAVES_PER_L2 * L2_PER_FILE;
 const INSERT_GROUP = 1000;
 
-type Corpus = { files: Array<{ filename: string; docId: string; parents: HierarchyChunk[]; leaves: Array<HierarchyChunk & { dense: number[] }> }> };
-type Query = { text: string; vector: number[]; target: string };
+type BenchLeaf = HierarchyChunk & { dense: number[]; meta: DocumentMeta };
+type Corpus = { files: Array<{ filename: string; docId: string; parents: HierarchyChunk[]; leaves: BenchLeaf[] }> };
+type Query = { text: string; vector: number[]; target: string; meta: DocumentMeta };
+
+// Issue 44 §2: metadata of synthetic file f, filtered on by the filtered case (product: 10 % of the leaves, shelf: 1 %).
+const PRODUCTS = 10;
+const SHELVES = 100;
+const benchMeta = (f: number): DocumentMeta => ({ product: [`p${f % PRODUCTS}`], shelf: [`s${f % SHELVES}`] });
 
 const sizeName = (size: number) => (size % 1000 === 0 ? `${size / 1000}k` : String(size));
 
@@ -79,7 +91,8 @@ function* syntheticFiles(size: number, dim: number, seed: number): Generator<Cor
     const fileTopic = topicWords(random);
     const l1Id = chunkId(filename, 0, 1, 0);
     const parents: HierarchyChunk[] = [];
-    const leaves: Array<HierarchyChunk & { dense: number[] }> = [];
+    const leaves: BenchLeaf[] = [];
+    const meta = benchMeta(f);
     let idx = 1;
     const l2Texts: string[] = [];
     for (let p = 0; p < L2_PER_FILE; p += 1) {
@@ -99,6 +112,7 @@ function* syntheticFiles(size: number, dim: number, seed: number): Generator<Cor
           chunk_level: 3,
           chunk_idx: 0,
           dense: nearby(direction, 0.8, random),
+          meta,
         });
       }
       const l2Text = texts.join('\n');
@@ -113,7 +127,7 @@ function* syntheticFiles(size: number, dim: number, seed: number): Generator<Cor
 }
 
 /** Queries aimed at random leaves: two pieces of the leaf's own text, two frequency-drawn words and "是什么"; the vector near the leaf's. */
-function makeQueries(leaves: ReadonlyArray<{ chunk_id: string; text: string; dense: number[] }>, count: number, seed: number): Query[] {
+function makeQueries(leaves: ReadonlyArray<{ chunk_id: string; text: string; dense: number[]; meta: DocumentMeta }>, count: number, seed: number): Query[] {
   const random = seededRandom(seed);
   const queries: Query[] = [];
   for (let i = 0; i < count; i += 1) {
@@ -121,7 +135,7 @@ function makeQueries(leaves: ReadonlyArray<{ chunk_id: string; text: string; den
     const words = leaf.text.split(/[\s。.]+/).filter((w) => w.length > 1);
     const own = [words[Math.floor(random() * words.length)] ?? '', words[Math.floor(random() * words.length)] ?? ''].map((w) => w.slice(0, 12));
     const other = [zipfWord(random, true), zipfWord(random, false)];
-    queries.push({ text: `${own[0]} ${other[0]} ${own[1]} ${other[1]} 是什么? #${i}`, vector: nearby(leaf.dense, 0.6, random), target: leaf.chunk_id });
+    queries.push({ text: `${own[0]} ${other[0]} ${own[1]} ${other[1]} 是什么? #${i}`, vector: nearby(leaf.dense, 0.6, random), target: leaf.chunk_id, meta: leaf.meta });
   }
   return queries;
 }
@@ -131,8 +145,12 @@ type StageSummaries = Record<keyof RetrievalTimings | 'wall', Summary>;
 type Round = { state: string; round: number; stages: StageSummaries; load: string; failures: number; modes: Record<string, number>; merged: number; targetInDocs: number };
 type Probes = { state: string } & Record<'dense' | 'bm25' | 'denseLimit10' | 'denseIdOnly' | 'bm25IdOnly' | 'bm25NoFilter' | 'bothConcurrent' | 'rpc', Summary>;
 
+/** Filtered vs unfiltered retrieve() wall times, interleaved query by query (issue 44 §2). */
+type FilterCase = { filter: string; unfiltered: Summary; filtered: Summary; ratio: number; documentsLeft: Summary; targetInDocs: number };
+
 type SizeResult = {
   size: number;
+  filterCases: FilterCase[];
   collection: string;
   build: { leaves: number; insertS: number; insertLeavesPerS: number; parentsS: number; flushS: number | null };
   rounds: Round[];
@@ -158,9 +176,9 @@ async function measureSize(size: number, options: { queries: number; ingestedQue
 
     // Build: leaves in groups of 1000 (the store inserts them 50 per request), parents file by file.
     const report = progressReporter(`build ${collection}`, size, 10_000);
-    const sample: Array<{ chunk_id: string; text: string; dense: number[] }> = [];
+    const sample: BenchLeaf[] = [];
     const sampleRandom = seededRandom(size + 1);
-    let pending: Array<HierarchyChunk & { dense: number[] }> = [];
+    let pending: BenchLeaf[] = [];
     let inserted = 0;
     let insertMs = 0;
     let parentsMs = 0;
@@ -177,9 +195,13 @@ async function measureSize(size: number, options: { queries: number; ingestedQue
         flushedAt = inserted;
       }
     };
+    const ingestedAt = new Date().toISOString();
     for (const file of syntheticFiles(size, dim, size)) {
       const started = performance.now();
       await parentStore.replaceDocument(file.docId, file.parents);
+      // The registry record (issue 44): what metadata filters are decided on, as ingestion writes it.
+      const counts = { l1: 1, l2: file.parents.length - 1, l3: file.leaves.length };
+      await parents.documents.put({ kb: collection, doc_id: file.docId, filename: file.filename, source: '', file_type: 'TXT', pages: 1, ...counts, bytes: 0, content_hash: '', ingested_at: ingestedAt, meta: file.leaves[0]!.meta });
       parentsMs += performance.now() - started;
       for (const leaf of file.leaves) {
         pending.push(leaf);
@@ -200,6 +222,7 @@ async function measureSize(size: number, options: { queries: number; ingestedQue
       rerank: createJinaRerankTransport(),
       config,
       now: () => performance.now(),
+      documents: { list: () => parents.documents.list(collection) },
     });
 
     const measureRounds = async (state: string, count: number, roundCount: number, warmup: number): Promise<Round[]> => {
@@ -301,11 +324,37 @@ async function measureSize(size: number, options: { queries: number; ingestedQue
       rounds.push(...(await measureRounds('after Flush', options.queries, options.rounds, options.warmup)));
       probes.push(await measureProbes('after Flush', options.probes));
     }
+
+    // Issue 44 §2: the same queries unfiltered and filtered on the target's metadata, alternating which goes first.
+    const measureFilter = async (key: 'product' | 'shelf'): Promise<FilterCase> => {
+      const walls = { unfiltered: [] as number[], filtered: [] as number[] };
+      const left: number[] = [];
+      let targetInDocs = 0;
+      const report = progressReporter(`${collection} filter ${key}`, options.queries, 15_000);
+      for (const q of queries.slice(0, options.warmup)) await retriever.retrieve(q.text, undefined, { filters: { [key]: q.meta[key]! } });
+      for (const [i, q] of queries.slice(options.warmup, options.warmup + options.queries).entries()) {
+        const scope = { filters: { [key]: q.meta[key]! } };
+        for (const filtered of i % 2 === 0 ? [false, true] : [true, false]) {
+          const started = performance.now();
+          const result = await retriever.retrieve(q.text, undefined, filtered ? scope : undefined);
+          walls[filtered ? 'filtered' : 'unfiltered'].push(performance.now() - started);
+          if (!filtered) continue;
+          left.push(result.diagnostics?.filter_documents ?? 0);
+          if (result.docs.some((d) => String(d.chunk_id).startsWith(q.target.split('::')[0]!))) targetInDocs += 1;
+        }
+        report(i + 1);
+      }
+      const unfiltered = summarize(walls.unfiltered);
+      const filtered = summarize(walls.filtered);
+      return { filter: key, unfiltered, filtered, ratio: filtered.p50 / unfiltered.p50, documentsLeft: summarize(left), targetInDocs };
+    };
+    const filterCases = [await measureFilter('product'), await measureFilter('shelf')];
     const rssAfterQueries = rssMiB(milvusPid);
 
     return {
       size,
       collection,
+      filterCases,
       build: { leaves: inserted, insertS: insertMs / 1000, insertLeavesPerS: inserted / (insertMs / 1000), parentsS: parentsMs / 1000, flushS },
       rounds,
       probes,
@@ -378,6 +427,24 @@ async function main(): Promise<void> {
           ms2(round.stages.merge),
           round.load,
           `${round.merged} / ${round.targetInDocs} / ${round.failures} of ${round.stages.wall.n}`,
+        ]),
+      ),
+    ),
+  );
+  console.log('');
+  console.log('filtered retrieve() (issue 44 §2), ms (p50 / p95), the same queries unfiltered and filtered, interleaved, after the Flush:');
+  console.log(
+    table(
+      ['leaf chunks', 'filter (share of leaves)', 'unfiltered', 'filtered', 'p50 ratio', 'documents left (p50)', 'target document in docs'],
+      results.flatMap((r) =>
+        r.filterCases.map((c) => [
+          sizeName(r.size),
+          c.filter === 'product' ? `product (1 of ${PRODUCTS})` : `shelf (1 of ${SHELVES})`,
+          ms(c.unfiltered),
+          ms(c.filtered),
+          `${c.ratio.toFixed(2)}×`,
+          fmt(c.documentsLeft.p50),
+          `${c.targetInDocs} of ${c.filtered.n}`,
         ]),
       ),
     ),
