@@ -113,14 +113,14 @@ async function main(): Promise<void> {
   const databaseUrl = values['database-url'];
   // The SQLite file read by polling (as its readers did before issue 47 §2) and with its push (a local socket); with
   // --database-url, PostgreSQL's push too (a second worker, its stores there).
-  // Each push also with the run asked only when its history grew (issue 47 §3), the default since.
-  const pushed = (store: 'sqlite' | 'postgres', speculation: SpeculationLevel, askOnChange: boolean) => ({ side: 'ragtime' as const, speculation, intervalMs: intervals[0] as number, push: true, store, askOnChange });
+  // The poll variants ask the run at every read, as before issue 47 §3; a pushed listener without steps reads about
+  // once a second and does not read the run's mark either way (client/follow-run.ts).
+  const pushed = (store: 'sqlite' | 'postgres', speculation: SpeculationLevel) => ({ side: 'ragtime' as const, speculation, intervalMs: intervals[0] as number, push: true, store });
   const variants: Variant[] = [
     ...levels.flatMap((speculation) => [
       ...intervals.map((intervalMs) => ({ side: 'ragtime' as const, speculation, intervalMs, store: 'sqlite' as const, askOnChange: false })),
-      pushed('sqlite', speculation, false),
-      pushed('sqlite', speculation, true),
-      ...(databaseUrl ? [pushed('postgres', speculation, true)] : []),
+      pushed('sqlite', speculation),
+      ...(databaseUrl ? [pushed('postgres', speculation)] : []),
     ]),
     { side: 'peer' },
   ];
@@ -194,7 +194,7 @@ async function main(): Promise<void> {
       if (message.type === 'discard') chars = 0;
       if (message.type === 'final') final = { at, replaced: message.replaced, text: message.text };
     };
-    const outcome = await followAnswer(pending, client, workflowId, readerOf(variant), onMessage, { intervalMs: variant.intervalMs, askOnChange: variant.askOnChange === true });
+    const outcome = await followAnswer(pending, client, workflowId, readerOf(variant), onMessage, { intervalMs: variant.intervalMs, ...(variant.askOnChange === undefined ? {} : { askOnChange: variant.askOnChange }) });
     if (outcome.status !== 'completed' || outcome.route !== 'answer' || final === null) throw new Error(`ragtime run ${id} ended ${outcome.status}/${outcome.route} without a final answer`);
     const last = final as { at: number; replaced: boolean; text: string };
     const writer = writerOf(t0, 'answer_draft');

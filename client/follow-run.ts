@@ -49,8 +49,24 @@ export async function followRun(
   let lastSteps: RagStep[] = [];
   const readSteps = () => rag.getProgress(workflowId).then((steps) => ((lastSteps = steps), steps));
   const flushSteps = listener.steps ? stepFlusher(readSteps, listener.steps.onStep, listener.steps.seen) : async () => true;
-  // Issue 47 §3: the run's mark when it was last asked; while it stays, a read asks the run nothing.
-  const marked = askOnChange && rag.temporal ? { temporal: rag.temporal } : null;
+  const answer = listener.answer;
+  const view = new AnswerStreamView();
+  const emit = (messages: AnswerStreamMessage[]) => messages.forEach((message) => answer?.onMessage(message));
+  const held: AnswerStreamMessage[] = [];
+  // Issue 36 §3: with a pushing side channel (PostgreSQL, a SQLite file's socket), a write wakes the loop at once;
+  // the interval stays as the fallback (and as the pace of the progress steps, which only the run's query gives).
+  // Without steps to follow, the fallback slows to PUSHED_INTERVAL_MS: a push says when there is text to read.
+  const pushes = pushCollector();
+  const unsubscribe = answer?.reader.onAppend?.(workflowId, (generation, events) => {
+    pushes.push(generation, events);
+    wake();
+  });
+  const pace = unsubscribe && !listener.steps ? Math.max(intervalMs, PUSHED_INTERVAL_MS) : intervalMs;
+  // Issue 47 §3: the run's mark when it was last asked; while it stays, a read asks the run nothing. Only for reads
+  // at a short pace (the steps, or a side channel that does not push): a pushed answer alone is read about once a
+  // second, when the run has nearly always moved, and the describe would only add to the question (measured:
+  // docs/PERFORMANCE.md, "Cheaper per question on the single-machine default").
+  const marked = askOnChange && rag.temporal && pace < PUSHED_INTERVAL_MS ? { temporal: rag.temporal } : null;
   let mark: string | null = null;
   const unchangedSinceAsked = async (): Promise<boolean> => {
     if (!marked || childrenStepsLive(lastSteps)) return false;
@@ -59,19 +75,6 @@ export async function followRun(
     mark = now;
     return unchanged;
   };
-  const answer = listener.answer;
-  const view = new AnswerStreamView();
-  const emit = (messages: AnswerStreamMessage[]) => messages.forEach((message) => answer?.onMessage(message));
-  const held: AnswerStreamMessage[] = [];
-  // Issue 36 §3: with a pushing side channel (PostgreSQL), a write wakes the loop at once; the interval stays as the
-  // fallback (and as the pace of the progress steps, which only the run's query gives). Without steps to follow,
-  // the fallback slows to PUSHED_INTERVAL_MS: a push says when there is text to read.
-  const pushes = pushCollector();
-  const unsubscribe = answer?.reader.onAppend?.(workflowId, (generation, events) => {
-    pushes.push(generation, events);
-    wake();
-  });
-  const pace = unsubscribe && !listener.steps ? Math.max(intervalMs, PUSHED_INTERVAL_MS) : intervalMs;
   // The first read and the last ones trust the pushes (client/read-answer-stream.ts): with a pushing side channel, a
   // run is asked which generation it shows once per generation, not also at the start and the end (issue 36 §2).
   let trustPushes = true;
