@@ -187,7 +187,7 @@ function registerDocsMeta(docs: Command, context: CliContext): void {
         const name = context.kbOf(flags.kb);
         if (!admin.changeDocumentMeta) throw new RagError('INVALID_CONFIG', 'this build cannot change document metadata');
         const record = await admin.changeDocumentMeta(name, id, change);
-        console.log(`metadata of ${record.doc_id} in ${name}: ${metaCell(record)} (${record.l3} leaves updated, nothing embedded)`);
+        console.log(`metadata of ${record.doc_id} in ${name}: ${metaCell(record)} (${record.l3} leaf chunk(s) updated, nothing embedded)`);
       });
     });
 }
