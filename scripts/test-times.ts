@@ -37,9 +37,21 @@ export function layerOf(file: string): Layer {
   return (LAYERS as readonly string[]).includes(folder ?? '') ? (folder as Layer) : 'other';
 }
 
+/**
+ * A suite's path in the repository. Results of a run in another clone (CI's, or a fresh-clone check in /tmp) are
+ * outside `root`: their path is taken from the clone's own test/ folder, so the sequencer's keys stay repo-relative.
+ */
+export function suiteFile(suiteName: string, root = REPO_ROOT): string {
+  const relative = path.relative(root, suiteName).split(path.sep).join('/');
+  if (!relative.startsWith('../')) return relative;
+  const absolute = suiteName.split(path.sep).join('/');
+  const at = absolute.lastIndexOf('/test/');
+  return at >= 0 ? absolute.slice(at + 1) : relative;
+}
+
 export function suiteTimes(results: JestResults, root = REPO_ROOT): SuiteTime[] {
   return results.testResults.map((suite) => {
-    const file = path.relative(root, suite.name);
+    const file = suiteFile(suite.name, root);
     return {
       file,
       layer: layerOf(file),

@@ -3,7 +3,7 @@
  * fails a run whose jest worker grows without bound. No services.
  */
 import * as path from 'node:path';
-import { byLayer, heapOverLimit, jestWallSeconds, layerOf, markdownReport, plainSummary, secondsFile, slowest, suiteTimes } from '../../../scripts/test-times';
+import { byLayer, heapOverLimit, jestWallSeconds, layerOf, markdownReport, plainSummary, secondsFile, slowest, suiteFile, suiteTimes } from '../../../scripts/test-times';
 
 const ROOT = '/repo';
 const suite = (file: string, start: number, seconds: number, statuses: string[] = ['passed']) => ({
@@ -26,6 +26,11 @@ const results = {
 
 describe('seconds per suite and by layer', () => {
   const suites = suiteTimes(results, ROOT);
+
+  test("a suite of another clone's run keeps its repo-relative path (the sequencer's key), not one climbing out of the repo", () => {
+    expect(suiteFile('/tmp/c2/test/e2e/chaos.test.ts', ROOT)).toBe('test/e2e/chaos.test.ts');
+    expect(suiteFile('/repo/test/unit/core/a.test.ts', ROOT)).toBe('test/unit/core/a.test.ts');
+  });
 
   test('a suite is in the layer of its folder under test/', () => {
     expect(['test/unit/core/x.test.ts', 'test/browser/console.test.ts', 'test/replay/replay.test.ts', 'test/smoke/milvus.test.ts', 'test/cluster/faults.cluster.ts', 'scripts/x.test.ts'].map(layerOf)).toEqual([
