@@ -35,10 +35,15 @@ export type PrepareOptions = {
   onWarning?: (message: string) => void;
 };
 
-/** The metadata a Markdown file's front matter holds (issue 44 §1); none for other files. */
-function frontMatterOf(content: LoadedContent): DocumentMeta | undefined {
-  if (content.file_type !== 'Markdown') return undefined;
-  return readFrontMatter(content.pages[0]?.text ?? '').meta;
+/**
+ * A Markdown file's front matter (issue 44 §1): its metadata, and the pages without the block (it is metadata, not
+ * evidence); other files as loaded.
+ */
+function withoutFrontMatter(content: LoadedContent): { meta?: DocumentMeta; pages: LoadedContent['pages'] } {
+  const [first, ...rest] = content.pages;
+  if (content.file_type !== 'Markdown' || first === undefined) return { pages: content.pages };
+  const front = readFrontMatter(first.text);
+  return { meta: front.meta, pages: [{ ...first, text: front.body }, ...rest] };
 }
 
 /** Errors of reading the path that no retry can fix. */
@@ -69,12 +74,13 @@ export async function prepareFile(file: string, filename: string, options: Prepa
   const bytes = await readBytes(file, filename);
   const content = await loader({ bytes, filename, signal: options.signal, onPage: options.onPage });
   const docId = options.docId ?? file;
-  const document = sanitizeDocument({ filename, file_path: docId, file_type: content.file_type, pages: content.pages });
+  const front = withoutFrontMatter(content);
+  const document = sanitizeDocument({ filename, file_path: docId, file_type: content.file_type, pages: front.pages });
   // Every chunk carries its context (issue 42 §1); storeFile drops it for a knowledge base chunked `plain`.
   const chunks = withLeafContexts(document, buildHierarchy(document, options.onWarning));
   const leaves = chunks.filter((chunk) => chunk.chunk_level === LEAF_LEVEL);
   if (leaves.length === 0) {
-    throw fileError('EMPTY_DOCUMENT', filename, emptyDocumentReason(content.file_type, content.pages));
+    throw fileError('EMPTY_DOCUMENT', filename, emptyDocumentReason(content.file_type, front.pages));
   }
   return {
     docId,
@@ -83,7 +89,7 @@ export async function prepareFile(file: string, filename: string, options: Prepa
     file_type: document.file_type,
     pages: content.pages.length,
     fingerprint: createHash('sha256').update(bytes).digest('hex'),
-    meta: mergeMeta(docId, frontMatterOf(content), options.meta),
+    meta: mergeMeta(docId, front.meta, options.meta),
     ...countLevels(chunks),
     parents: chunks.filter((chunk) => chunk.chunk_level !== LEAF_LEVEL),
     leaves,

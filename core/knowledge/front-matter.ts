@@ -5,10 +5,10 @@ import { DocumentMeta, META_MAX_VALUES, MetaKey, MetaValue } from './document-me
  * the next `---` (or `...`). What metadata can hold is read: `key: value`, `key: [a, b]` and a key followed by
  * `- item` lines; numbers and booleans become their text. Anything else (nested maps, multi-line strings, keys that
  * are not metadata keys) is skipped and named in `skipped`, never a failure: the document is ingested as before.
- * The text itself is left as written.
+ * `body` is the text after the block (the whole text without one): what is chunked, so that the YAML is not evidence.
  */
 
-export type FrontMatter = { meta: DocumentMeta; skipped: string[] };
+export type FrontMatter = { meta: DocumentMeta; skipped: string[]; body: string };
 
 const unquote = (text: string) => {
   const t = text.trim();
@@ -23,22 +23,22 @@ function valuesOf(text: string): string[] {
   return items.map(unquote).filter((value) => value !== '' && value !== 'null' && value !== '~');
 }
 
-/** The front matter block's lines, or null when the text does not start with one. */
-function blockOf(text: string): string[] | null {
+/** The front matter block's lines and the text after it, or null when the text does not start with one. */
+function blockOf(text: string): { lines: string[]; body: string } | null {
   const lines = text.replace(/^\uFEFF/, '').split(/\r?\n/);
   if (lines[0]?.trim() !== '---') return null;
   const end = lines.findIndex((line, i) => i > 0 && (line.trim() === '---' || line.trim() === '...'));
-  return end < 0 ? null : lines.slice(1, end);
+  return end < 0 ? null : { lines: lines.slice(1, end), body: lines.slice(end + 1).join('\n') };
 }
 
 export function readFrontMatter(text: string): FrontMatter {
   const block = blockOf(text);
   const meta: Record<string, string[]> = {};
   const skipped: string[] = [];
-  if (block === null) return { meta, skipped };
+  if (block === null) return { meta, skipped, body: text };
   let listKey: string | null = null;
   const opened: string[] = [];
-  for (const line of block) {
+  for (const line of block.lines) {
     if (line.trim() === '' || line.trimStart().startsWith('#')) continue;
     const item = /^\s+-\s+(.*)$/.exec(line) ?? /^-\s+(.*)$/.exec(line);
     if (item && listKey !== null) {
@@ -73,5 +73,5 @@ export function readFrontMatter(text: string): FrontMatter {
     else skipped.push(key);
   }
   const checked = DocumentMeta.safeParse(kept);
-  return checked.success ? { meta: checked.data, skipped } : { meta: {}, skipped: [...skipped, ...Object.keys(kept)] };
+  return checked.success ? { meta: checked.data, skipped, body: block.body } : { meta: {}, skipped: [...skipped, ...Object.keys(kept)], body: block.body };
 }

@@ -213,5 +213,7 @@ describe('ingestWorkflow', () => {
     const meta = { path: ['guides'], product: ['atlas-2'], tags: ['account'], release: ['2024'] };
     expect(deps.leafStore.leaves.map((leaf) => leaf.meta)).toEqual(deps.leafStore.leaves.map(() => meta));
     expect([...deps.documents.records.values()].map((record) => record.meta)).toEqual([meta]);
+    // The front matter is metadata, not evidence: the chunks hold the text after it.
+    expect(deps.leafStore.leaves.map((leaf) => leaf.text).join('\n')).not.toContain('product: atlas');
   });
 });

@@ -40,13 +40,14 @@ describe('--filter and --meta arguments', () => {
 describe('front matter', () => {
   test('key: value, key: [a, b] and a list of - items; text after the block is not read', () => {
     const text = ['---', 'product: Atlas', 'tags: [setup, "network"]', 'versions:', '  - 1.2', '  - 2', 'nested:', '  a: b', '---', 'product: ignored'].join('\n');
-    const { meta, skipped } = readFrontMatter(text);
+    const { meta, skipped, body } = readFrontMatter(text);
     expect(meta).toEqual({ product: ['Atlas'], tags: ['setup', 'network'], versions: ['1.2', '2'] });
     expect(skipped).toEqual(['a: b', 'nested']);
+    expect(body).toBe('product: ignored'); // what is chunked: the text after the block
   });
 
   test('no block, or an unclosed one: no metadata', () => {
-    expect(readFrontMatter('# Title\nproduct: x').meta).toEqual({});
+    expect(readFrontMatter('# Title\nproduct: x')).toEqual({ meta: {}, skipped: [], body: '# Title\nproduct: x' });
     expect(readFrontMatter('---\nproduct: x\n').meta).toEqual({});
   });
 
