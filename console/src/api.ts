@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { RagOutcome } from '../../core/schemas/run-io';
 import type { AnswerStreamMessage, StreamSource } from '../../core/schemas/answer-stream';
 import type { RunDetail } from '../../core/schemas/run-detail';
+import type { TenantSyncSources } from '../../core/schemas/sync-source';
 import type { ApiError, KbList, RagStep as RagStepSchema, RunCancellation, RunStarted, SessionTrace, SessionTurns } from '../../server/http/api-schemas';
 
 /*
@@ -65,5 +66,8 @@ export function createApi(token: string, onUnauthorized: () => void = () => unde
       }),
     answer: (workflowId: string, answer: string) => call<RagOutcome>('POST', `/api/runs/${id(workflowId)}/answer`, { answer }),
     cancel: (workflowId: string) => call<RunCancellationView>('POST', `/api/runs/${id(workflowId)}/cancel`),
+    /** The synced sources of the tenant's knowledge bases (issue 46), and a pass of one now. */
+    sources: (signal?: AbortSignal) => call<TenantSyncSources>('GET', '/api/sources', undefined, signal),
+    runSource: (source: string) => call<{ source: string; started: true }>('POST', `/api/sources/${id(source)}/run`),
   };
 }

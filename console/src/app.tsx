@@ -6,6 +6,7 @@ import { RunPage } from './pages/run-page';
 import { RunsPage } from './pages/runs-page';
 import { SessionPage } from './pages/session-page';
 import { SignInPage } from './pages/sign-in-page';
+import { SourcesPage } from './pages/sources-page';
 import { WaitingPage } from './pages/waiting-page';
 import { hrefOf, usePage, type Page } from './route';
 import { tokenStore } from './token-store';
@@ -31,6 +32,7 @@ export function App() {
           <a href={hrefOf.waiting()} aria-current={page.name === 'waiting' ? 'page' : undefined}>Waiting</a>
           <a href={hrefOf.compare('', '')} aria-current={page.name === 'compare' ? 'page' : undefined}>Compare</a>
           <a href={hrefOf.ask()} aria-current={page.name === 'ask' ? 'page' : undefined}>Ask</a>
+          <a href={hrefOf.sources()} aria-current={page.name === 'sources' ? 'page' : undefined}>Sources</a>
         </nav>
         <button type="button" className="quiet" onClick={signOut}>Sign out</button>
       </header>
@@ -53,5 +55,7 @@ function pageView(page: Page, api: NonNullable<ReturnType<typeof createApi>>) {
       return <ComparePage key={`${page.a} ${page.b}`} api={api} a={page.a} b={page.b} />;
     case 'ask':
       return <AskPage key={page.sessionId ?? ''} api={api} sessionId={page.sessionId} />;
+    case 'sources':
+      return <SourcesPage api={api} />;
   }
 }

@@ -11,7 +11,8 @@ export type Page =
   | { name: 'waiting' }
   | { name: 'session'; sessionId: string }
   | { name: 'compare'; a: string; b: string }
-  | { name: 'ask'; sessionId: string | null };
+  | { name: 'ask'; sessionId: string | null }
+  | { name: 'sources' };
 
 export function parsePage(hash: string): Page {
   const [path = '', search = ''] = hash.replace(/^#/, '').split('?');
@@ -30,6 +31,8 @@ export function parsePage(hash: string): Page {
       return { name: 'compare', a: query.get('a') ?? '', b: query.get('b') ?? '' };
     case 'ask':
       return { name: 'ask', sessionId: query.get('session') || null };
+    case 'sources':
+      return { name: 'sources' };
   }
   return { name: 'runs', query };
 }
@@ -40,6 +43,7 @@ export const hrefOf = {
   session: (sessionId: string) => `#/session/${encodeURIComponent(sessionId)}`,
   compare: (a: string, b: string) => `#/compare?${new URLSearchParams({ a, b }).toString()}`,
   waiting: () => '#/waiting',
+  sources: () => '#/sources',
   /** A conversation: its session in the URL, so that a reload or a shared link continues it; none: a new one. */
   ask: (sessionId?: string) => (sessionId ? `#/ask?${new URLSearchParams({ session: sessionId }).toString()}` : '#/ask'),
 };

@@ -353,6 +353,12 @@ describe('OpenAPI, health and the codec endpoint', () => {
   "/api/sessions/{sessionId}/turns": [
     "get",
   ],
+  "/api/sources": [
+    "get",
+  ],
+  "/api/sources/{source}/run": [
+    "post",
+  ],
   "/api/sync/sources": [
     "get",
   ],

@@ -241,6 +241,10 @@ test('the HTTP API lists sources with their last pass and runs one now, for the 
     expect(listed.statusCode).toBe(200);
     expect(listed.json().sources.find((s: { source: string }) => s.source === 'api')).toMatchObject({ scheduleId: 'ragtime-sync-api', every: '3600s', lastPass: { report: { added: 1, status: 'synced' } } });
     expect((await app.inject({ method: 'GET', url: '/api/sync/sources', headers: { authorization: 'Bearer acme-token-0123456789abcdef' } })).statusCode).toBe(404);
+    // A tenant reads the sources of its own knowledge bases, without their path (the console's Sources page).
+    const mine = await app.inject({ method: 'GET', url: '/api/sources', headers: { authorization: 'Bearer acme-token-0123456789abcdef' } });
+    expect(mine.json().sources.find((s: { source: string }) => s.source === 'api')).toMatchObject({ kb: KB, kind: 'folder', lastPass: { report: { added: 1 } } });
+    expect(mine.body).not.toContain(root);
     expect((await app.inject({ method: 'GET', url: '/api/sync/sources/nope', headers: operator })).statusCode).toBe(404);
     write(root, 'two.md', `# Two\n\n${paragraph(2)}`);
     const before = await passIds(env.client, 'api');

@@ -2,6 +2,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { runSyncNow } from '../../../client/sync-schedule';
 import { listSyncSources, syncSourceStatus, type SyncSourceStatus } from '../../../client/sync-status';
+import { SyncProgressView, TenantSyncSources, type TenantSyncSource } from '../../../core/schemas/sync-source';
 import { SyncPassReport } from '../../../core/sync/sync-io';
 import { ApiError } from '../api-schemas';
 import { ApiFailure } from '../api-failure';
@@ -9,21 +10,11 @@ import type { RouteDeps } from '../server-deps';
 
 /*
  * Synced sources (issue 46 §2): each source with its settings, schedule, running pass (progress) and last pass, and
- * "run now". The operator's tokens only: a source names a path on the workers' machines and writes into any
- * knowledge base. The last pass is the one Temporal still holds, else the latest report the workers kept in SQL.
+ * "run now". /api/sync/sources is the operator's: a source names a path on the workers' machines and writes into any
+ * knowledge base. /api/sources is a tenant's (the console's Sources page): the sources that keep one of its knowledge
+ * bases, without their path. The last pass is the one Temporal still holds, else the latest report the workers kept
+ * in SQL.
  */
-
-const SyncProgressView = z.object({
-  stage: z.string(),
-  commit: z.string().optional(),
-  to_ingest: z.number(),
-  ingested: z.number(),
-  to_remove: z.number(),
-  removed: z.number(),
-  unchanged: z.number(),
-  failed: z.number(),
-  current: z.array(z.string()),
-});
 
 export const SyncSourceView = z.object({
   source: z.string(),
@@ -38,7 +29,7 @@ export const SyncSourceView = z.object({
 
 const SourceParams = z.object({ source: z.string().min(1).max(64) });
 
-export const syncRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { rag, syncPasses }) => {
+export const syncRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { rag, syncPasses, tenants }) => {
   /** Temporal's view, with the SQL store's last report when Temporal no longer holds the pass. */
   const view = async (source: string): Promise<SyncSourceStatus> => {
     const status = await syncSourceStatus(rag.temporal, source).catch((error: unknown) => {
@@ -79,6 +70,46 @@ export const syncRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { rag, s
     },
   }, async (request, reply) => {
     await view(request.params.source); // 404 for an unknown source
+    await runSyncNow(rag.temporal, request.params.source);
+    return reply.status(202).send({ source: request.params.source, started: true as const });
+  });
+
+  /** The sources of the tenant's knowledge bases (a source without a --kb writes the worker's default: operator only). */
+  const tenantView = (status: SyncSourceStatus): TenantSyncSource => ({
+    source: status.source,
+    kb: status.settings.kb ?? '',
+    kind: status.settings.branch === undefined ? 'folder' : 'git',
+    ...(status.settings.branch === undefined ? {} : { branch: status.settings.branch }),
+    every: status.every,
+    paused: status.paused,
+    nextPassAt: status.nextPassAt,
+    running: status.running ? { progress: status.running.progress } : null,
+    lastPass: status.lastPass ? { report: status.lastPass.report, error: status.lastPass.error } : null,
+  });
+  const tenantSources = async (tenant: string): Promise<SyncSourceStatus[]> => {
+    const mine = new Set(tenants.kbsOf(tenant));
+    const all = await Promise.all((await listSyncSources(rag.temporal)).map(view));
+    return all.filter((status) => status.settings.kb !== undefined && mine.has(status.settings.kb));
+  };
+
+  app.get('/api/sources', {
+    schema: {
+      summary: 'The synced sources of the caller\'s knowledge bases: schedule, running pass and last pass report (no paths)',
+      tags: ['sync'],
+      response: { 200: TenantSyncSources, 401: ApiError },
+    },
+  }, async (request) => ({ sources: (await tenantSources(request.tenant)).map(tenantView) }));
+
+  app.post('/api/sources/:source/run', {
+    schema: {
+      summary: 'Start a pass of a source of the caller\'s knowledge bases now (after the running one, if any)',
+      tags: ['sync'],
+      params: SourceParams,
+      response: { 202: z.object({ source: z.string(), started: z.literal(true) }), 401: ApiError, 404: ApiError },
+    },
+  }, async (request, reply) => {
+    const found = (await tenantSources(request.tenant)).some((status) => status.source === request.params.source);
+    if (!found) throw new ApiFailure(404, 'NOT_FOUND', `no synced source ${JSON.stringify(request.params.source)}`);
     await runSyncNow(rag.temporal, request.params.source);
     return reply.status(202).send({ source: request.params.source, started: true as const });
   });
