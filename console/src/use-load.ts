@@ -33,3 +33,12 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: read
   }, [...deps, generation]);
   return { data, error, loading, reload };
 }
+
+/** Reloads every `everyMs` while `active` (a listed run or pass still running), and stops when it is not. */
+export function useReloadWhile(active: boolean, reload: () => void, everyMs = 2000): void {
+  useEffect(() => {
+    if (!active) return;
+    const timer = setInterval(reload, everyMs);
+    return () => clearInterval(timer);
+  }, [active, reload, everyMs]);
+}

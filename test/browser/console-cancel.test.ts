@@ -8,10 +8,9 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync } from 'node:fs';
 import * as path from 'node:path';
-import type { Page } from 'playwright-core';
 import { CONSOLE_DIST } from '../../server/http/console-assets';
 import { closedStatus } from '../support/closed-status';
-import { launchConsoleBrowser, type ConsoleBrowser } from '../support/console-browser';
+import { launchConsoleBrowser, signedInPage, type ConsoleBrowser } from '../support/console-browser';
 import { HOLD, heldModels } from '../support/held-models';
 import { EMPTY_KNOWLEDGE_API, TOKENS, openHttpHarness, simpleQuestion, type HttpHarness } from '../support/http-harness';
 import { REPO_ROOT, pollUntil } from '../support/services';
@@ -50,18 +49,7 @@ async function startRun(question: string): Promise<string> {
   return ((await response.json()) as { workflowId: string }).workflowId;
 }
 
-async function signedIn(): Promise<Page> {
-  const page = await browser.context.newPage();
-  page.on('pageerror', (error) => problems.push(`${page.url()}: ${error.message}`));
-  page.on('console', (message) => {
-    if (/Content Security Policy|Refused to/i.test(message.text())) problems.push(`${page.url()}: ${message.text()}`);
-  });
-  await page.goto(`${url}/`);
-  await page.getByLabel('API token').fill(TOKENS.acme);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Runs' }).waitFor();
-  return page;
-}
+const signedIn = () => signedInPage(browser, url, TOKENS.acme, problems);
 
 test('a running run\'s page cancels it: the run and its model call end, and the page says cancelled', async () => {
   const workflowId = await startRun(`${HOLD}${sessionId()}是什么属性？`);

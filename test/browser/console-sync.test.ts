@@ -14,7 +14,7 @@ import { createActivities } from '../../activities';
 import type { KnowledgeStores } from '../../activities/knowledge/knowledge-stores';
 import { addSyncSource, removeSyncSource } from '../../client/sync-schedule';
 import { CONSOLE_DIST } from '../../server/http/console-assets';
-import { launchConsoleBrowser, type ConsoleBrowser } from '../support/console-browser';
+import { launchConsoleBrowser, signedInPage, type ConsoleBrowser } from '../support/console-browser';
 import { EMPTY_KNOWLEDGE_API, KBS, TOKENS, openHttpHarness, type HttpHarness } from '../support/http-harness';
 import { ingestDoubles, MEMORY_KB } from '../support/ingest-doubles';
 import { REPO_ROOT } from '../support/services';
@@ -73,15 +73,7 @@ afterAll(async () => {
 }, 30_000);
 
 test('the Sources page lists the tenant\'s source with its last pass, and Run now shows the next pass\'s report', async () => {
-  const page = await browser.context.newPage();
-  page.on('pageerror', (error) => problems.push(`${page.url()}: ${error.message}`));
-  page.on('console', (message) => {
-    if (/Content Security Policy|Refused to/i.test(message.text())) problems.push(`${page.url()}: ${message.text()}`);
-  });
-  await page.goto(`${url}/`);
-  await page.getByLabel('API token').fill(TOKENS.acme);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await page.getByRole('heading', { name: 'Runs' }).waitFor();
+  const page = await signedInPage(browser, url, TOKENS.acme, problems);
   await page.getByRole('link', { name: 'Sources' }).click();
   const row = page.locator(`li[data-source="${SOURCES.mine}"]`);
   await row.locator('.sync-counts').waitFor();

@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { chromium, type BrowserContext } from 'playwright-core';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
 
 /*
  * Debian's chromium driven by playwright-core (Playwright's own browser download cannot work on this network). The
@@ -42,4 +42,21 @@ export async function launchConsoleBrowser(): Promise<ConsoleBrowser> {
       rmSync(profile, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * A new page signed in to the console at `url` with `token`, on the Runs page. Uncaught page errors and CSP refusals
+ * are pushed to `problems`, which a test's last case expects empty.
+ */
+export async function signedInPage(browser: ConsoleBrowser, url: string, token: string, problems: string[]): Promise<Page> {
+  const page = await browser.context.newPage();
+  page.on('pageerror', (error) => problems.push(`${page.url()}: ${error.message}`));
+  page.on('console', (message) => {
+    if (/Content Security Policy|Refused to/i.test(message.text())) problems.push(`${page.url()}: ${message.text()}`);
+  });
+  await page.goto(`${url}/`);
+  await page.getByLabel('API token').fill(token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Runs' }).waitFor();
+  return page;
 }

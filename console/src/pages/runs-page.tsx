@@ -1,10 +1,10 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useState, type FormEvent } from 'react';
 import type { Route } from '../../../core/schemas/graph-values';
 import type { RunStatus } from '../../../core/schemas/run-io';
 import type { Api } from '../api';
 import { hrefOf } from '../route';
 import { isActive, type RunListView } from '../run-row';
-import { useLoad } from '../use-load';
+import { useLoad, useReloadWhile } from '../use-load';
 import { ErrorLine } from '../parts/error-line';
 import { StatusBadge, formatMs, formatTime } from '../parts/status-badge';
 
@@ -33,11 +33,7 @@ export function RunsPage({ api, query }: { api: Api; query: URLSearchParams }) {
   const runs = list.data?.runs ?? [];
   const active = runs.some(isActive);
 
-  useEffect(() => {
-    if (!active) return;
-    const timer = setInterval(list.reload, REFRESH_MS);
-    return () => clearInterval(timer);
-  }, [active, list.reload]);
+  useReloadWhile(active, list.reload, REFRESH_MS);
 
   return (
     <section>

@@ -1,8 +1,7 @@
-import { useEffect } from 'react';
 import type { TenantSyncSource } from '../../../core/schemas/sync-source';
 import type { Api } from '../api';
 import { useAction } from '../use-action';
-import { useLoad } from '../use-load';
+import { useLoad, useReloadWhile } from '../use-load';
 import { ErrorLine } from '../parts/error-line';
 import { StatusBadge, formatMs, formatTime } from '../parts/status-badge';
 
@@ -58,11 +57,7 @@ export function SourcesPage({ api }: { api: Api }) {
   const list = useLoad((signal) => api.sources(signal), [api]);
   const sources = list.data?.sources ?? [];
   const active = sources.some((source) => source.running !== null);
-  useEffect(() => {
-    if (!active) return;
-    const timer = setInterval(list.reload, REFRESH_MS);
-    return () => clearInterval(timer);
-  }, [active, list.reload]);
+  useReloadWhile(active, list.reload, REFRESH_MS);
   return (
     <section>
       <h1>Sources</h1>
