@@ -1,5 +1,7 @@
 import { type HiddenDocuments, NOTHING_HIDDEN, hiddenDocuments, redactForReader } from '../../core/knowledge/redact-for-reader';
-import type { KnowledgeApi } from './server-deps';
+import type { RagClient } from '../../client/rag-client';
+import type { SessionTurn } from '../../core/schemas/conversation';
+import type { KnowledgeApi, SessionTurnReader } from './server-deps';
 import type { TenantDirectory } from './tenant-directory';
 
 /** A reader: the tenant and the groups of its bearer token (issue 44 §4). */
@@ -22,4 +24,29 @@ export async function hiddenFor(knowledge: KnowledgeApi | undefined, tenants: Te
 /** A value as the reader may see it: hiddenFor, then redactForReader. */
 export async function readerView<T>(knowledge: KnowledgeApi | undefined, tenants: TenantDirectory, reader: ReaderId, value: T): Promise<T> {
   return redactForReader(value, await hiddenFor(knowledge, tenants, reader));
+}
+
+/**
+ * A session's turns as the reader may see them: a turn's answer written from evidence it may not read is null (its
+ * run's outcome says so; a run no longer readable counts as such), and the rest redacted. `withheld`: how many.
+ */
+export async function visibleTurns(
+  deps: { rag: RagClient; knowledge: KnowledgeApi | undefined; tenants: TenantDirectory; sessionTurns: SessionTurnReader },
+  reader: ReaderId,
+  sessionId: string,
+): Promise<{ turns: SessionTurn[]; withheld: number }> {
+  const turns = await deps.sessionTurns.turnsOf(reader.tenant, sessionId);
+  const hidden = await hiddenFor(deps.knowledge, deps.tenants, reader);
+  if (hidden.refs.length === 0 || turns.length === 0) return { turns, withheld: 0 };
+  let withheld = 0;
+  const visible = await Promise.all(
+    turns.map(async (turn) => {
+      if (turn.answer === null) return turn;
+      const outcome = await deps.rag.getOutcome(turn.workflowId).catch(() => null);
+      if (outcome !== null && redactForReader(outcome, hidden).answer_null_reason !== 'not_visible') return turn;
+      withheld += 1;
+      return { ...turn, answer: null };
+    }),
+  );
+  return { turns: redactForReader(visible, hidden), withheld };
 }

@@ -37,6 +37,10 @@ describe.each(PERMISSION_BACKENDS)('permissions on documents on $name', (backend
     expectNoSecret('POST /api/runs (hr)', (await fx.ask(fx.tokens.hr, fx.sessions.hr)).body);
     expectNoSecret('POST /api/runs filters acl=finance', (await fx.ask(fx.tokens.plain, fx.sessions.plain, { filters: { acl: 'finance' } })).body);
     expectNoSecret('POST /api/runs filters doc_id=<secret>', (await fx.ask(fx.tokens.hr, fx.sessions.hr, { filters: { doc_id: fx.secretIds } })).body);
+    // The finance token's session: its earlier answer came from a secret document, so another token may not go on in it.
+    const refused = await fx.app.inject({ method: 'POST', url: '/api/runs', headers: bearerOf(fx.tokens.plain), payload: { question: PERMISSION_QUESTION, sessionId: fx.sessions.finance } });
+    expect([refused.statusCode, refused.json().error]).toEqual([400, 'INVALID_INPUT']);
+    expectNoSecret('POST /api/runs in the finance session', refused.body);
     expectNoSecret('POST /api/runs wait: false', (await fx.app.inject({ method: 'POST', url: '/api/runs', headers: bearerOf(fx.tokens.plain), payload: { question: PERMISSION_QUESTION, sessionId: fx.sessions.plain, wait: false } })).body);
     // Inside the search, not after it: what the retriever itself returned to the runs of the tokens without finance.
     const others = fx.retrieved.filter(({ groups }) => groups !== null && !groups.includes('finance'));

@@ -20,7 +20,10 @@ import { sessionId } from '../workflows/harness';
 let harness: HttpHarness;
 let app: FastifyInstance;
 let url: URL;
-/** A server with knowledge stores (a stand-in: only the stats are read), for the ragtime://kb/{name} resource. */
+/**
+ * A server with knowledge stores (a stand-in: only the stats and the document records are read, the records for the
+ * access lists the stats leave out, issue 44 §4), for the ragtime://kb/{name} resource.
+ */
 let kbUrl: URL;
 const statsOf = async (kb: string) => ({ kb, documents: 3, chunks: { l1: 3, l2: 5, l3: 9 }, bytes: 1234, last_ingest: null });
 const unused = async (): Promise<never> => {
@@ -32,7 +35,7 @@ beforeAll(async () => {
   harness = await openHttpHarness();
   app = harness.server();
   url = new URL('/mcp', await app.listen({ host: '127.0.0.1', port: 0 }));
-  const withKnowledge = harness.server({ knowledge: { stats: statsOf, list: unused, open: unused, documents: { list: unused }, removeDocument: unused } });
+  const withKnowledge = harness.server({ knowledge: { stats: statsOf, list: unused, open: unused, documents: { list: async () => [] }, removeDocument: unused } });
   kbUrl = new URL('/mcp', await withKnowledge.listen({ host: '127.0.0.1', port: 0 }));
 }, 120_000);
 afterAll(async () => {

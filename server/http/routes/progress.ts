@@ -67,7 +67,7 @@ export const progressRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { ra
     // issue 44 §4: steps and the outcome as the reader may see them; the answer's text is not sent at all once its
     // evidence names a document the reader may not read (the outcome then says not_visible).
     const hidden = await hiddenFor(knowledge, tenants, request);
-    const hides = (value: unknown) => isRedacted(value, redactForReader(value, hidden));
+    const hides = (value: unknown) => hidden.refs.length > 0 && isRedacted(value, redactForReader(value, hidden));
     let answerHidden = false;
     // Issue 47 §3: the run is asked (outcome, steps, the answer's generation: three queries through a worker) only
     // when its history grew since it was last asked; a describe (the server alone) says whether it did. Taken before

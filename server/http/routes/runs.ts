@@ -3,7 +3,7 @@ import { newRagWorkflowId } from '../../../client/rag-client';
 import { RagError, isRagError } from '../../../core/errors';
 import { AnswerBody, ApiError, AskBody, RagOutcome, RunParams, RunStarted, RunView } from '../api-schemas';
 import { notFound } from '../api-failure';
-import { readerView } from '../reader-view';
+import { readerView, visibleTurns } from '../reader-view';
 import { findOwnedRun } from '../run-access';
 import type { RouteDeps } from '../server-deps';
 
@@ -24,7 +24,7 @@ export async function within<T>(promise: Promise<T>, ms: number): Promise<{ outc
 const errors = { 400: ApiError, 401: ApiError, 404: ApiError, 503: ApiError };
 
 /** Ask, answer, read a run. Every run is checked against the caller's tenant first (404 for anyone else's). */
-export const runRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { rag, tenants, knowledge, limits, workerCheck, newSessionId }) => {
+export const runRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { rag, tenants, knowledge, sessionTurns, limits, workerCheck, newSessionId }) => {
   // issue 44 §4: what a reader is shown of a run (a run another token of the tenant started, too).
   const view = <T>(request: { tenant: string; groups: string[] }, value: T) => readerView(knowledge, tenants, request, value);
   app.post('/api/runs', {
@@ -41,6 +41,10 @@ export const runRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { rag, te
     if (!tenants.kbsOf(request.tenant).includes(kb)) throw notFound('knowledge base', kb);
     // The first tenant to ask in a session owns it; to everyone else it does not exist.
     if (!(await tenants.claimSession(sessionId, request.tenant))) throw notFound('session', sessionId);
+    // issue 44 §4: a run reads its session's earlier turns; one whose answers this token may not read is not its to go on.
+    if (sessionTurns && (await visibleTurns({ rag, knowledge, tenants, sessionTurns }, request, sessionId)).withheld > 0) {
+      throw new RagError('INVALID_INPUT', `session "${sessionId}" holds answers written from documents this token may not read; ask in a new session`);
+    }
     await workerCheck();
     // The session's earlier turns are the tenant's only (issue 25 §1).
     // issue 44 §4: every retrieval of the run reads only what the token's groups may (a clause its filters cannot widen).

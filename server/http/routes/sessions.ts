@@ -1,9 +1,8 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ApiError, SessionErasureReport, SessionParams, SessionTurns } from '../api-schemas';
 import { ApiFailure, notFound } from '../api-failure';
-import { hiddenFor } from '../reader-view';
+import { visibleTurns } from '../reader-view';
 import type { RouteDeps } from '../server-deps';
-import { redactForReader } from '../../../core/knowledge/redact-for-reader';
 
 /**
  * A conversation's turns (issue 25 §1): what the console's conversation view shows when it opens a session, and what
@@ -23,20 +22,8 @@ export const sessionRoutes: FastifyPluginAsyncZod<RouteDeps> = async (app, { rag
     if (!(await tenants.ownsSession(sessionId, request.tenant))) throw notFound('session', sessionId);
     if (!sessionTurns) throw new ApiFailure(503, 'SERVICE_UNAVAILABLE', 'this server was started without the session turn store; conversations cannot be read here');
     // Keyed by tenant as well: the store never returns turns recorded under another tenant, whatever the session id.
-    const turns = await sessionTurns.turnsOf(request.tenant, sessionId);
-    // issue 44 §4: a turn's answer written from evidence the token may not read is withheld (its run's outcome says
-    // so); a run no longer readable counts as such when the token may not read every document.
-    const hidden = await hiddenFor(knowledge, tenants, request);
-    if (hidden.refs.length === 0) return { sessionId, turns };
-    const visible = await Promise.all(
-      turns.map(async (turn) => {
-        if (turn.answer === null) return turn;
-        const outcome = await rag.getOutcome(turn.workflowId).catch(() => null);
-        const shown = outcome === null ? null : redactForReader(outcome, hidden);
-        return shown === null || shown.answer_null_reason === 'not_visible' ? { ...turn, answer: null } : turn;
-      }),
-    );
-    return { sessionId, turns: redactForReader(visible, hidden) };
+    // issue 44 §4: an answer written from evidence the token may not read is withheld (null).
+    return { sessionId, turns: (await visibleTurns({ rag, knowledge, tenants, sessionTurns }, request, sessionId)).turns };
   });
 
   app.delete('/api/sessions/:sessionId', {
