@@ -114,6 +114,7 @@ export function createHttpServer(options: HttpServerOptions): FastifyInstance {
       auditStore: deps.auditStore,
       ...(deps.knowledge ? { knowledge: deps.knowledge } : {}),
       ...(deps.answerStream ? { answerStream: deps.answerStream } : {}),
+      ...(deps.sessionTurns ? { sessionTurns: deps.sessionTurns } : {}),
       ...(options.mcp ? { options: options.mcp } : {}),
       ...(options.corsOrigins ? { corsOrigins: options.corsOrigins } : {}),
     }),

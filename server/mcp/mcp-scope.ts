@@ -1,8 +1,9 @@
 import { newSessionId, type RagClient } from '../../client/rag-client';
 import { notFound } from '../http/api-failure';
 import { findOwnedRun } from '../http/run-access';
-import { readerView } from '../http/reader-view';
-import type { KnowledgeApi } from '../http/server-deps';
+import { RagError } from '../../core/errors';
+import { readerView, visibleTurns } from '../http/reader-view';
+import type { KnowledgeApi, SessionTurnReader } from '../http/server-deps';
 import type { TenantDirectory } from '../http/tenant-directory';
 import { RAG_SESSION_ID } from '../../workflows/search-attributes';
 
@@ -52,7 +53,12 @@ export function localScope(options: { defaultSession?: string; kbOf: (requested:
 }
 
 /** A tenant's scope (Streamable HTTP at /mcp): its sessions, its runs, its knowledge bases. */
-export function tenantScope(rag: RagClient, tenants: TenantDirectory, tenant: string, reader: { groups?: readonly string[]; knowledge?: KnowledgeApi } = {}): McpScope {
+export function tenantScope(
+  rag: RagClient,
+  tenants: TenantDirectory,
+  tenant: string,
+  reader: { groups?: readonly string[]; knowledge?: KnowledgeApi; sessionTurns?: SessionTurnReader } = {},
+): McpScope {
   const groups = reader.groups ?? [];
   return {
     tenant,
@@ -62,6 +68,11 @@ export function tenantScope(rag: RagClient, tenants: TenantDirectory, tenant: st
       const sessionId = requested ?? newSessionId('mcp');
       // The first tenant to ask in a session owns it; to everyone else it does not exist.
       if (!(await tenants.claimSession(sessionId, tenant))) throw notFound('session', sessionId);
+      // issue 44 §4: a run reads its session's earlier turns; one holding an answer this token may not see is refused.
+      const { sessionTurns } = reader;
+      if (sessionTurns && (await visibleTurns({ rag, knowledge: reader.knowledge, tenants, sessionTurns }, { tenant, groups }, sessionId)).withheld > 0) {
+        throw new RagError('INVALID_INPUT', `session "${sessionId}" holds answers written from documents this token may not read; ask in a new session`);
+      }
       return sessionId;
     },
     kbOf(requested) {

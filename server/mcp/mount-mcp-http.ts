@@ -5,7 +5,7 @@ import type { FastifyPluginAsync, FastifyReply, FastifyRequest } from 'fastify';
 import type { AuditStore } from '../../activities/ports';
 import type { AnswerStreamReader } from '../../client/follow-answer';
 import type { RagClient } from '../../client/rag-client';
-import type { KnowledgeApi } from '../http/server-deps';
+import type { KnowledgeApi, SessionTurnReader } from '../http/server-deps';
 import type { TenantDirectory } from '../http/tenant-directory';
 import type { McpAuditSink } from './audit-tool-call';
 import { createMcpServer } from './create-mcp-server';
@@ -23,6 +23,8 @@ export type McpHttpDeps = {
   knowledge?: KnowledgeApi;
   /** The side channel of streaming answers: ask_knowledge's progress notifications carry the answer as it is written. */
   answerStream?: AnswerStreamReader;
+  /** The conversations' turns: ask_knowledge refuses a session holding an answer the token may not see (issue 44 §4). */
+  sessionTurns?: SessionTurnReader;
   options?: McpHttpOptions;
   /** Browser origins allowed to call /mcp (the API's RAGTIME_API_CORS_ORIGINS). */
   corsOrigins?: string[];
@@ -70,7 +72,7 @@ export function mcpRoutes(deps: McpHttpDeps): FastifyPluginAsync {
       const grade = deps.options?.grade;
       const server = createMcpServer({
         rag: deps.rag,
-        scope: tenantScope(deps.rag, deps.tenants, tenant, { groups, ...(knowledge ? { knowledge } : {}) }),
+        scope: tenantScope(deps.rag, deps.tenants, tenant, { groups, ...(knowledge ? { knowledge } : {}), ...(deps.sessionTurns ? { sessionTurns: deps.sessionTurns } : {}) }),
         workerCheck: deps.workerCheck,
         transport: 'http',
         ...(audit ? { audit } : {}),

@@ -106,6 +106,10 @@ describe.each(PERMISSION_BACKENDS)('permissions on documents on $name', (backend
           expect([name, (reply as { isError?: boolean }).isError ?? false]).toEqual([name, false]);
           expectNoSecret(`MCP ${name} ${JSON.stringify(args)}`, body);
         }
+        // The finance token's session holds an answer from a secret document: no run goes on in it for this token.
+        const refused = (await client.callTool({ name: 'ask_knowledge', arguments: { question: PERMISSION_QUESTION, session: fx.sessions.finance } })) as { isError?: boolean; content: Array<{ text?: string }> };
+        expect([refused.isError, refused.content[0]?.text]).toEqual([true, expect.stringContaining('INVALID_INPUT')]);
+        expectNoSecret('MCP ask_knowledge in the finance session', JSON.stringify(refused));
         for (const uri of [`ragtime://runs/${fx.financeRun}/trace`, `ragtime://kb/${fx.kb}`]) {
           expectNoSecret(`MCP resource ${uri}`, JSON.stringify(await client.readResource({ uri })));
         }
