@@ -2,7 +2,8 @@ import { newSessionId, type RagClient } from '../../client/rag-client';
 import { notFound } from '../http/api-failure';
 import { findOwnedRun } from '../http/run-access';
 import { RagError } from '../../core/errors';
-import { readerView, visibleTurns } from '../http/reader-view';
+import { type HiddenDocuments, NOTHING_HIDDEN } from '../../core/knowledge/redact-for-reader';
+import { hiddenFor, readerView, visibleTurns } from '../http/reader-view';
 import type { KnowledgeApi, SessionTurnReader } from '../http/server-deps';
 import type { TenantDirectory } from '../http/tenant-directory';
 import { RAG_SESSION_ID } from '../../workflows/search-attributes';
@@ -25,6 +26,8 @@ export type McpScope = {
   access?: readonly string[];
   /** A value as the caller may see it (issue 44 §4, core/knowledge/redact-for-reader.ts); unchanged over stdio. */
   view<T>(value: T): Promise<T>;
+  /** The documents the caller may not read (issue 44 §4), for what is sent piece by piece (progress notifications). */
+  hidden(): Promise<HiddenDocuments>;
   /** The session whose audit holds the caller's tool calls that name no run's session (searches, refused calls); null: none. */
   auditSession(): Promise<string | null>;
 };
@@ -49,6 +52,7 @@ export function localScope(options: { defaultSession?: string; kbOf: (requested:
     // Searches and refused calls belong to no conversation: their audit rows sit under the server's session, or 'mcp'.
     auditSession: async () => options.defaultSession ?? 'mcp',
     view: async (value) => value,
+    hidden: async () => NOTHING_HIDDEN,
   };
 }
 
@@ -64,6 +68,7 @@ export function tenantScope(
     tenant,
     access: groups,
     view: (value) => readerView(reader.knowledge, tenants, { tenant, groups }, value),
+    hidden: () => hiddenFor(reader.knowledge, tenants, { tenant, groups }),
     async sessionOf(requested) {
       const sessionId = requested ?? newSessionId('mcp');
       // The first tenant to ask in a session owns it; to everyone else it does not exist.

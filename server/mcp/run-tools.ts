@@ -2,6 +2,7 @@ import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { newRagWorkflowId, type RagClient } from '../../client/rag-client';
 import { RagError } from '../../core/errors';
 import type { RagOutcome } from '../../core/schemas/run-io';
+import { type HiddenDocuments, isRedacted, redactForReader } from '../../core/knowledge/redact-for-reader';
 import type { CallAuditor, CallNotes } from './audit-tool-call';
 import { cancelRunOnAbort } from './cancel-run-on-abort';
 import { answerMessage, stepMessage } from './follow-progress';
@@ -37,15 +38,22 @@ type ToolExtra = {
  * the side channel the answer as it is written (issue 25 §2: `answerMessage`). One counter for both: MCP requires
  * `progress` to increase with every notification.
  */
-function tracked(rag: RagClient, workflowId: string, extra: ToolExtra, pending: Promise<RagOutcome>, answerStream?: AnswerStreamReader): Promise<RagOutcome> {
+function tracked(rag: RagClient, workflowId: string, extra: ToolExtra, pending: Promise<RagOutcome>, hidden: HiddenDocuments, answerStream?: AnswerStreamReader): Promise<RagOutcome> {
   const progressToken = extra._meta?.progressToken;
   if (progressToken === undefined) return pending;
   let progress = 0;
   const notify = (message: string) => extra.sendNotification({ method: 'notifications/progress', params: { progressToken, progress: ++progress, message } }).catch(() => undefined);
+  // issue 44 §4: steps as the caller may see them; the answer's pieces stop once one names a document it may not read
+  // (a run another token started: the result then says not_visible).
+  let answerHidden = false;
+  const onAnswer = (message: AnswerStreamMessage) => {
+    answerHidden ||= isRedacted(message, redactForReader(message, hidden));
+    if (!answerHidden) void notify(answerMessage(message));
+  };
   // One loop reads the steps and the answer, so their notifications go out in the order they happened (issue 33 §3).
   return followRun(pending, rag, workflowId, {
-    steps: { onStep: (step) => notify(stepMessage(step)) },
-    ...(answerStream ? { answer: { reader: answerStream, onMessage: (message: AnswerStreamMessage) => void notify(answerMessage(message)) } } : {}),
+    steps: { onStep: (step) => notify(stepMessage(redactForReader(step, hidden))) },
+    ...(answerStream ? { answer: { reader: answerStream, onMessage: onAnswer } } : {}),
   });
 }
 
@@ -66,7 +74,7 @@ export function registerRunTools(server: McpServer, deps: RunToolDeps): void {
     const watch = cancelRunOnAbort(extra.signal, connected, () => rag.cancel(workflowId), deps.onError);
     try {
       // issue 44 §4: the outcome as the caller's token may see it, before the person is asked or anything is projected.
-      const first = await scope.view(await tracked(rag, workflowId, extra, work(), deps.answerStream));
+      const first = await scope.view(await tracked(rag, workflowId, extra, work(), await scope.hidden(), deps.answerStream));
       notes.outcome = first;
       const asked = await askPerson(first, extra.signal);
       const outcome = await scope.view(asked.outcome);

@@ -15,6 +15,7 @@
  */
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { clarifyQuestion } from '../support/http-harness';
 import { newMcpClient } from '../support/mcp-client';
 import { HANDBOOK_ID, PERMISSION_BACKENDS, PERMISSION_QUESTION, bearerOf, openPermissionFixture, type PermissionFixture } from '../support/permission-fixture';
 
@@ -105,6 +106,17 @@ describe.each(PERMISSION_BACKENDS)('permissions on documents on $name', (backend
           const body = JSON.stringify(reply).replaceAll(`ledger merger ${fx.mark}`, ''); // the query the caller sent is not the document's
           expect([name, (reply as { isError?: boolean }).isError ?? false]).toEqual([name, false]);
           expectNoSecret(`MCP ${name} ${JSON.stringify(args)}`, body);
+        }
+        if (token === fx.tokens.plain) {
+          // A clarification the finance token's run asks, answered by this token: neither the progress notifications
+          // (steps, the answer as it is written) nor the result hold the secret.
+          const waiting = (await fx.ask(fx.tokens.finance, `${fx.sessions.finance}-clarify`, { question: clarifyQuestion(fx.mark.slice(-6)) })).json() as { workflowId: string; status?: string };
+          expect(waiting.status).toBe('awaiting_input');
+          const notes: string[] = [];
+          const answered = await client.callTool({ name: 'answer_clarification', arguments: { run_id: waiting.workflowId, answer: '丹瑾' } }, undefined, { onprogress: (p) => void notes.push(String(p.message)), timeout: 60_000 });
+          expect(notes.length).toBeGreaterThan(0);
+          expectNoSecret('MCP answer_clarification progress', JSON.stringify(notes));
+          expectNoSecret('MCP answer_clarification', JSON.stringify(answered));
         }
         // The finance token's session holds an answer from a secret document: no run goes on in it for this token.
         const refused = (await client.callTool({ name: 'ask_knowledge', arguments: { question: PERMISSION_QUESTION, session: fx.sessions.finance } })) as { isError?: boolean; content: Array<{ text?: string }> };
