@@ -48,8 +48,8 @@ test('DESIGN §4b: a token entry may list the knowledge bases its tenant may use
     { tenant: 'globex', sha256: 'b'.repeat(64) },
   ]);
   const error = configError({ RAGTIME_API_TOKENS: `acme:${A}:bad-name,globex:${B}:x:y` });
-  expect(error.message).toContain('entry 1 is not "tenant:sha256hex[:kb|kb…]": knowledge base name may hold letters, digits and _ only');
-  expect(error.message).toContain('entry 2 is not "tenant:sha256hex[:kb|kb…]": too many ":"-separated parts');
+  expect(error.message).toContain('entry 1 is not "tenant:sha256hex[:kb|kb…][:groups=g|g…]": knowledge base name may hold letters, digits and _ only');
+  expect(error.message).toContain('entry 2 is not "tenant:sha256hex[:kb|kb…][:groups=g|g…]": too many ":"-separated parts');
   expect(parseApiTokensFile(JSON.stringify([{ tenant: 'acme', sha256: A, kbs: ['manuals'] }]), 'f.json').tokens).toEqual([{ tenant: 'acme', sha256: A, kbs: ['manuals'] }]);
 });
 
@@ -70,9 +70,9 @@ test('bad entries are reported by position, and the value (maybe a raw token) is
   expect(error.message.split(' ✖ ')).toMatchInlineSnapshot(`
 [
   "invalid configuration:",
-  "RAGTIME_API_TOKENS: entry 2 is not "tenant:sha256hex[:kb|kb…]": token hash is not 64 hex digits (a SHA-256 digest); print one with \`ragtime token hash <token>\`",
-  "RAGTIME_API_TOKENS: entry 3 is not "tenant:sha256hex[:kb|kb…]": tenant name may hold letters, digits and _ . - only",
-  "RAGTIME_API_TOKENS: entry 4 is not "tenant:sha256hex[:kb|kb…]": token hash is not 64 hex digits (a SHA-256 digest); print one with \`ragtime token hash <token>\`",
+  "RAGTIME_API_TOKENS: entry 2 is not "tenant:sha256hex[:kb|kb…][:groups=g|g…]": token hash is not 64 hex digits (a SHA-256 digest); print one with \`ragtime token hash <token>\`",
+  "RAGTIME_API_TOKENS: entry 3 is not "tenant:sha256hex[:kb|kb…][:groups=g|g…]": tenant name may hold letters, digits and _ . - only",
+  "RAGTIME_API_TOKENS: entry 4 is not "tenant:sha256hex[:kb|kb…][:groups=g|g…]": token hash is not 64 hex digits (a SHA-256 digest); print one with \`ragtime token hash <token>\`",
   "RAGTIME_API_PORT="0" is not a port number (1-65535): set one, or unset it to use the default 8280",
 ]
 `);
