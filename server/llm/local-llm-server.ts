@@ -91,22 +91,26 @@ export async function startLocalLlmServer(options: LocalLlmOptions): Promise<Loc
       return reply.code(400).send(invalid(`this JSON schema cannot be enforced: ${error instanceof Error ? error.message : String(error)}`, 'response_format'));
     }
     const abort = new AbortController();
+    let closedAt: number | undefined;
     // The client went away before the answer was complete (issue 43 §3): stop generating, or never start if the
     // request still waits its turn. The response's 'close' before it finished is the connection closing; the
     // request's own 'close' fires once its body is read, so it cannot tell.
     reply.raw.once('close', () => {
       if (!reply.raw.writableFinished) {
+        closedAt = performance.now();
         abort.abort();
-        const closedAt = performance.now();
-        void tail.then(() => log(`a client closed its request; the model was free ${Math.round(performance.now() - closedAt)} ms later`));
       }
     });
     const target = { sequence, model, chatWrapper: chat.chatWrapper };
     // In its turn: nothing if the client has gone; else the prompt read in abortable steps (prompt-prefill.ts), then the work.
     const unlessAborted = <T>(work: () => Promise<T>) => async () => {
-      if (abort.signal.aborted) throw new Error('the client closed the request before its turn');
-      if (!body.logprobs) await prefillPrompt(target, chatPromptTokens(target, history), abort.signal);
-      return work();
+      try {
+        if (abort.signal.aborted) throw new Error('the client closed the request before its turn');
+        if (!body.logprobs) await prefillPrompt(target, chatPromptTokens(target, history), abort.signal);
+        return await work();
+      } finally {
+        if (closedAt !== undefined) log(`a closed request stopped ${Math.round(performance.now() - closedAt)} ms after its client went away`);
+      }
     };
     const id = `chatcmpl-local-${Date.now().toString(36)}`;
     const created = Math.floor(Date.now() / 1000);

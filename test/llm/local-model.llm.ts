@@ -101,4 +101,26 @@ describe('a question through a worker with MODEL_PROVIDER=local', () => {
     expect(outcome.answer?.citations.map((citation) => citation.filename)).toContain('Aurora X2 路由器.md');
     expect(outcome.answer?.citations.some((citation) => /2\s*年保修/.test(citation.quote))).toBe(true);
   });
+
+  // Issue 43 §7: the routes the local model's own structured grade never reached (docs/EVALUATION.md: it graded
+  // unrelated evidence weak/partial). With MODEL_STEPS' local default the grade is by probability: the model's P(yes)
+  // per candidate with the offline signals; a question that names nothing is asked back by the rules before it.
+  test('a name the evidence never holds (Mesh): no_knowledge, graded by probability, and the record names the grader', async () => {
+    const asked = await runRagtime(['ask', 'Aurora X2 支持 Mesh 组网吗？', '--json'], env, 600_000);
+    const outcome = JSON.parse(asked.stdout) as RagOutcome;
+    console.log(`local model, Mesh: ${outcome.status}/${outcome.route}: ${outcome.rag_trace?.evidence_reason ?? ''}`);
+    expect([outcome.status, outcome.route]).toEqual(['completed', 'no_knowledge']);
+    expect(outcome.answer).toBeNull();
+    expect(outcome.rag_trace?.evidence_reason).toMatch(/P\(yes\) of the best of 2 candidates=0\.\d\d/);
+    expect(outcome.answered_by?.grader).toBe(`${LOCAL_MODEL.id} P(yes) with offline-policy v3 (meaning-v1)`);
+  });
+
+  test('a question about "this product" without naming it: clarify, asking which', async () => {
+    const asked = await runRagtime(['ask', '这款产品的价格是多少？', '--json'], env, 600_000);
+    const outcome = JSON.parse(asked.stdout) as RagOutcome;
+    console.log(`local model, clarify: ${outcome.status}/${outcome.route}: ${outcome.hitl?.prompt ?? ''}`);
+    expect(asked.code).toBe(3);
+    expect([outcome.status, outcome.route]).toEqual(['awaiting_input', 'clarify']);
+    expect(outcome.rag_trace?.missing_slots).toEqual(['产品型号']);
+  });
 });
