@@ -48,6 +48,11 @@ export async function runSyncAndWait(temporal: Client, source: string, onProgres
     }
     await sleep(pollMs);
   }
+  // A pass that ended before the first look still shows where it got to (a closed run answers the query too).
+  if (last === '') {
+    const progress = await handle.query(syncProgressQuery).catch(() => null);
+    if (progress) onProgress(progress);
+  }
   try {
     return (await handle.result()) as SyncPassReport;
   } catch (error) {

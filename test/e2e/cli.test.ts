@@ -597,7 +597,7 @@ describe('MODEL_PROVIDER=openai against the scripted OpenAI-compatible server', 
 
 test("the openai worker's start-up line has an output line per model: its rung and temperature, and why (issue 24)", () => {
   const output = workerOutput.get(OPENAI_QUEUE)?.() ?? '';
-  expect(output).toMatch(/^ {2}output: {6}FAST_MODEL e2e-fast: json_schema \(auto: the top rung until the endpoint refuses it\), temperature 0 \(the spec's 0, MODEL_TEMPERATURE unset\)$/m);
+  expect(output).toMatch(/^ {2}output: {6}FAST_MODEL e2e-fast: json_schema \(auto: the top rung until the endpoint refuses it\), temperature 0 \(the spec's 0, MODEL_TEMPERATURE unset\), logprobs untried$/m);
   expect(output).toMatch(/^ {2}output: {6}GRADE_MODEL, ANSWER_MODEL e2e-grade: json_schema /m);
   // Issue 33 §5: the model endpoint, checked at start-up (a TCP connection, no model call).
   expect(output).toMatch(/^ {2}endpoint: {4}http:\/\/127\.0\.0\.1:\d+ reachable \(\d+ ms\)$/m);

@@ -205,7 +205,7 @@ describe('MODEL_PROVIDER=openai on the scripted server, rerank on the loopback r
     // The text output: each model's plan under its line.
     const text = await doctor([], openAiEnv(API_KEY));
     expect(text.code).toBe(0);
-    expect(text.stdout).toMatch(/^ok {3}model {6}e2e-fast @ \S+ +answered the probe \(\d+ ms\)\n {16}plan \(FAST_MODEL\): e2e-fast: json_schema \(.+\), temperature 0 \(.+\)$/m);
+    expect(text.stdout).toMatch(/^ok {3}model {6}e2e-fast @ \S+ +answered the probe \(\d+ ms\)\n {16}plan \(FAST_MODEL\): e2e-fast: json_schema \(.+\), temperature 0 \(.+\), logprobs untried$/m);
     expect(text.stdout).toMatch(/^ {16}plan \(GRADE_MODEL, ANSWER_MODEL\): e2e-grade: json_schema /m);
   });
 

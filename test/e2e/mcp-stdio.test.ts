@@ -114,7 +114,7 @@ test('tools/list: every tool with an input schema, an output schema and a descri
   }
   const ask = tools.find((tool) => tool.name === 'ask_knowledge');
   expect(ask?.inputSchema).toMatchObject({ type: 'object', required: ['question'], properties: { question: { type: 'string', maxLength: 2000 } } });
-  expect(Object.keys(ask?.inputSchema.properties ?? {}).sort()).toEqual(['kb', 'question', 'session']);
+  expect(Object.keys(ask?.inputSchema.properties ?? {}).sort()).toEqual(['filters', 'kb', 'question', 'session']);
 });
 
 test('ask_knowledge answers with citations and bounded evidence, reporting progress; get_run and the trace resource show the same run', async () => {
