@@ -6,6 +6,8 @@
  * Ask page. Neither the pages nor any response the console fetched holds the secret documents' marker or ids, and the
  * run's page says why there is no answer (not_visible). The finance token, signed in the same way, sees the marker on
  * the run's page: the pages do show what a token may read.
+ * @solo a browser reading a conversation whose every turn is redacted: in the shared tier of a fresh-clone make test
+ * its Ask page did not show the turn within 30 s (alone: 11 s).
  */
 import { spawnSync } from 'node:child_process';
 import type { Page } from 'playwright-core';
