@@ -12,4 +12,7 @@ module.exports = {
   roots: ['<rootDir>/test/llm'],
   testMatch: ['**/*.llm.ts'],
   testTimeout: 600_000,
+  // One file at a time: they share one model server that computes one call at a time, and
+  // logprobs-and-abort.llm.ts counts the requests in flight on it (beside local-model.llm.ts it saw 2 and 3).
+  maxWorkers: 1,
 };
