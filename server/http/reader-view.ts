@@ -36,8 +36,10 @@ export async function visibleTurns(
   sessionId: string,
 ): Promise<{ turns: SessionTurn[]; withheld: number }> {
   const turns = await deps.sessionTurns.turnsOf(reader.tenant, sessionId);
+  // A new session has nothing to withhold: its first question needs neither Milvus nor the document registry.
+  if (turns.length === 0) return { turns, withheld: 0 };
   const hidden = await hiddenFor(deps.knowledge, deps.tenants, reader);
-  if (hidden.refs.length === 0 || turns.length === 0) return { turns, withheld: 0 };
+  if (hidden.refs.length === 0) return { turns, withheld: 0 };
   let withheld = 0;
   const visible = await Promise.all(
     turns.map(async (turn) => {
