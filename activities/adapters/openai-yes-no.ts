@@ -7,7 +7,7 @@ import type { ModelCapabilities } from './model-capabilities';
 import { normalizingFetch } from './normalize-error-body';
 
 /*
- * The grade by probability's model call (issue 43 §1): one candidate passage, one question, a one-token yes/no reply
+ * The grade by probability's model call (issue 43 §1): one candidate of the evidence, one question, a one-token yes/no reply
  * with `logprobs` and `top_logprobs`, and P(yes) read from them (core/grading/yes-probability.ts). Whether the
  * endpoint returns log-probabilities is learnt for the model (model-capabilities.ts) and shown by doctor; a model
  * without them is graded by the spec's structured grade instead (activities/adapters/probability-grade.ts).
@@ -17,8 +17,11 @@ export type YesNoReader = {
   readonly model: string;
   /** Whether the next call may ask for log-probabilities: not once the endpoint showed it does not return them. */
   supported(): boolean;
-  /** P(yes) that the candidate answers the question; null when the reply said neither, or logprobs are unsupported. */
-  yesProbability(question: string, candidate: Chunk): Promise<number | null>;
+  /**
+   * P(yes) that candidate `index` of the evidence answers the question; null when the reply said neither, or logprobs
+   * are unsupported. The candidates before it are in the prompt too (core/prompts/yes-no-grade-prompt.ts).
+   */
+  yesProbability(question: string, evidence: readonly Chunk[], index: number): Promise<number | null>;
 };
 
 /** Alternatives read for the first token: "yes", " Yes", "YES" and their "no"s are among the first ten. */
@@ -30,11 +33,11 @@ export function createOpenAiYesNo(options: { apiKey: string; baseUrl: string; mo
   return {
     model,
     supported: () => capabilities.planOf(baseUrl, model).logprobs !== 'unsupported',
-    async yesProbability(question, candidate) {
+    async yesProbability(question, evidence, index) {
       let completion;
       try {
         completion = await client.chat.completions.create(
-          { model, messages: [buildYesNoGradePrompt(question, candidate)], max_tokens: 1, temperature: 0, logprobs: true, top_logprobs: TOP_LOGPROBS },
+          { model, messages: [buildYesNoGradePrompt(question, evidence, index)], max_tokens: 1, temperature: 0, logprobs: true, top_logprobs: TOP_LOGPROBS },
           { signal: activitySignal() },
         );
       } catch (error) {

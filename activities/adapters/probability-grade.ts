@@ -21,9 +21,9 @@ export function withProbabilityGrade(models: ChatModels, rules: ChatModels, yesN
     async gradeEvidence(question, context, evidence: Chunk[], report, options) {
       if (!yesNo.supported()) return models.gradeEvidence(question, context, evidence, report, options);
       const yes: Array<number | null> = [];
-      // One after another: the local server runs one call at a time, and they share the question's prefix (KV cache).
-      for (const candidate of evidence.slice(0, candidates)) {
-        yes.push(await yesNo.yesProbability(question, candidate));
+      // One after another: the local server runs one call at a time, and each prompt extends the last (its KV cache).
+      for (let index = 0; index < Math.min(candidates, evidence.length); index += 1) {
+        yes.push(await yesNo.yesProbability(question, evidence, index));
         if (!yesNo.supported()) return models.gradeEvidence(question, context, evidence, report, options);
       }
       return combine(question, evidence, yes, options);
@@ -32,7 +32,7 @@ export function withProbabilityGrade(models: ChatModels, rules: ChatModels, yesN
     ...(models.probe
       ? {
           probe: async () => {
-            await yesNo.yesProbability('Does the passage say the sky is blue?', { filename: 'doctor', text: 'The sky is blue.' }).catch(() => null);
+            await yesNo.yesProbability('Is the sky blue?', [{ filename: 'doctor', text: 'The sky is blue.' }], 0).catch(() => null);
             return (models.probe as NonNullable<ChatModels['probe']>)();
           },
         }

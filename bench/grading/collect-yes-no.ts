@@ -45,7 +45,7 @@ async function main(): Promise<void> {
     if (done.has(`${row.set}\u0000${row.id}`)) continue;
     const started = performance.now();
     const yes: Array<number | null> = [];
-    for (const candidate of row.docs.slice(0, candidates)) yes.push(await reader.yesProbability(row.question, candidate));
+    for (let index = 0; index < Math.min(candidates, row.docs.length); index += 1) yes.push(await reader.yesProbability(row.question, row.docs, index));
     const out: YesNoRow = { set: row.set, id: row.id, label: labelOf(row), offline: Math.round(answerProbability(signalsOf(row), FITTED_DECISION) * 1e4) / 1e4, yes, ms: Math.round(performance.now() - started) };
     appendFileSync(values.out, `${JSON.stringify(out)}\n`);
     console.error(`${row.set} ${row.id}: label ${out.label} offline ${out.offline.toFixed(2)} yes ${yes.map((p) => (p === null ? '-' : p.toFixed(2))).join(' ')} (${out.ms} ms)`);

@@ -85,7 +85,7 @@ function bestThreshold(sets: Map<string, YesNoRow[]>, p: (row: YesNoRow) => numb
 const pct = (n: number, d: number) => (d === 0 ? '  –  ' : `${((100 * n) / d).toFixed(0).padStart(3)} %`);
 
 function main(): void {
-  const { values } = parseArgs({ options: { rows: { type: 'string', multiple: true }, candidates: { type: 'string', default: '2' }, write: { type: 'boolean', default: false }, version: { type: 'string', default: 'yes-no-v1' } }, strict: true });
+  const { values } = parseArgs({ options: { rows: { type: 'string', multiple: true }, candidates: { type: 'string', default: '2' }, write: { type: 'boolean', default: false }, version: { type: 'string', default: 'yes-no-v2' } }, strict: true });
   if (!values.rows?.length) throw new Error('usage: fit-probability.ts --rows FILE.jsonl [--rows …] [--write]');
   const candidates = Number(values.candidates);
   const rows = values.rows.flatMap((file) => readFileSync(file, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as YesNoRow)).map((row) => ({ ...row, yes: row.yes.slice(0, candidates) }));

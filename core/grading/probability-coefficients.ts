@@ -5,15 +5,15 @@ import type { ProbabilityDecision } from './probability-decision';
  * offline decision and the local model's P(yes), fitted on the calibration rows named in fittedOn.
  */
 export const PROBABILITY_DECISION: ProbabilityDecision = {
-  "version": "yes-no-v1",
+  "version": "yes-no-v2",
   "candidates": 2,
   "weights": [
-    0.8431,
-    0.1872
+    1.3426,
+    0.2736
   ],
-  "intercept": 0.1721,
-  "answerAt": 0.73,
-  "rewriteAt": 0.37,
+  "intercept": -0.0414,
+  "answerAt": 0.57,
+  "rewriteAt": 0.28,
   "fittedOn": {
     "sets": [
       "cli-pages",
@@ -25,8 +25,8 @@ export const PROBABILITY_DECISION: ProbabilityDecision = {
       "security-reports",
       "two-part"
     ],
-    "questions": 37,
-    "sha256": "16f13c333b5d61f86ffdace10206bee0acb054f7470734923a442db7c954b651",
+    "questions": 90,
+    "sha256": "58228f58d9f4bbf753099714bf74a426ae9ca826e08789e7c6c6673fd8e7fa67",
     "date": "2026-12-05",
     "model": "qwen2.5-coder-1.5b-instruct"
   }

@@ -1,12 +1,17 @@
 import OpenAI from 'openai';
+import { formatDocs } from '../../core/graph/format-docs';
 import { LOCAL_MODEL } from '../../core/local-model';
+import { buildAnswerPrompt } from '../../core/prompts/answer-prompt';
+import { buildYesNoGradePrompt } from '../../core/prompts/yes-no-grade-prompt';
+import type { Chunk } from '../../core/schemas/retrieved-chunk';
 import { assertReachable } from '../support/services';
 
 /*
  * The local model service of `make llm` (issue 43 §1, §3), with its real weights: OpenAI's `logprobs` /
  * `top_logprobs` on a yes/no question (what the grade by probability reads), and a request whose client goes away
  * stops the model within 2 s — also while it is still reading a long prompt, which LlamaChat alone did not stop
- * (measured before the fix: a 5,000-token prompt closed after 2 s held the model 9 minutes on this busy machine).
+ * (measured before the fix: a 5,000-token prompt closed after 2 s held the model 9 minutes on this busy machine) —
+ * and the grade's prompts and the answer's share a prefix the server reads once (OpenAI's `cached_tokens`).
  */
 
 const LLM_PORT = Number(process.env.LLM_PORT ?? LOCAL_MODEL.port);
@@ -76,4 +81,30 @@ test('logprobs with response_format is refused with a 400 that names logprobs', 
     .catch((error: unknown) => error);
   expect(refused).toMatchObject({ status: 400 });
   expect(String((refused as Error).message)).toMatch(/logprobs are supported without response_format/);
+});
+
+test('the evidence is read once (issue 43 §3): the grade\'s yes/no calls and the answer share their prompt prefix, which the server does not read again', async () => {
+  const evidence: Chunk[] = [
+    { filename: 'warranty.md', text: 'The Aurora X2 router has a two-year warranty. Repairs under warranty are free of charge.' },
+    { filename: 'setup.md', text: 'Plug the Aurora X2 router in, wait for the green light, then open the app to finish the setup.' },
+    { filename: 'faq.md', text: 'The Aurora X2 supports Wi-Fi 6 and has four Ethernet ports.' },
+  ];
+  const question = 'How long is the Aurora X2 warranty?';
+  const cached = (usage: unknown) => (usage as { prompt_tokens: number; prompt_tokens_details: { cached_tokens: number } });
+  const grades = [];
+  for (const index of [0, 1]) {
+    grades.push(await openai.chat.completions.create({ model: LOCAL_MODEL.id, messages: [buildYesNoGradePrompt(question, evidence, index)], max_tokens: 1, logprobs: true, top_logprobs: 10 }));
+  }
+  const answer = await openai.chat.completions.create({
+    model: LOCAL_MODEL.id,
+    messages: [buildAnswerPrompt(question, formatDocs(evidence))],
+    max_tokens: 200,
+    response_format: { type: 'json_schema', json_schema: { name: 'answer_draft', schema: { type: 'object', properties: { answer: { type: 'string' } }, required: ['answer'] } } },
+  });
+  const [second, written] = [cached(grades[1]?.usage), cached(answer.usage)];
+  console.log(`second yes/no: ${second.prompt_tokens_details.cached_tokens} of ${second.prompt_tokens} prompt tokens cached; answer: ${written.prompt_tokens_details.cached_tokens} of ${written.prompt_tokens}`);
+  // Each reads only its own new candidate and the few tokens of its question or the chat template's turn end.
+  const firstPrompt = cached(grades[0]?.usage).prompt_tokens;
+  expect(second.prompt_tokens_details.cached_tokens).toBeGreaterThan(firstPrompt - 40);
+  expect(written.prompt_tokens_details.cached_tokens).toBeGreaterThan(second.prompt_tokens - 40);
 });

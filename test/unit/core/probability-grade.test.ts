@@ -8,7 +8,9 @@ import { LOCAL_MODEL_STEPS } from '../../../core/model-steps';
 import { FITTED_DECISION } from '../../../core/grading/decision-coefficients';
 import { combinedDecision, type ProbabilityDecision } from '../../../core/grading/probability-decision';
 import { yesProbability } from '../../../core/grading/yes-probability';
-import { buildYesNoGradePrompt, YES_NO_PASSAGE_CHARS } from '../../../core/prompts/yes-no-grade-prompt';
+import { buildAnswerPrompt } from '../../../core/prompts/answer-prompt';
+import { formatDocs } from '../../../core/graph/format-docs';
+import { buildYesNoGradePrompt } from '../../../core/prompts/yes-no-grade-prompt';
 import { answeredBy } from '../../../core/run/answered-by';
 import { describeModelPlan } from '../../../core/schemas/model-call';
 import type { Chunk } from '../../../core/schemas/retrieved-chunk';
@@ -27,10 +29,21 @@ test('P(yes) from top_logprobs: yes-like tokens against no-like ones, renormaliz
   expect(yesProbability([{ token: 'The', logprob: -0.1 }])).toBeNull();
 });
 
-test('the yes/no prompt: the question before the passage (a shared prefix), the passage cut', () => {
-  const prompt = buildYesNoGradePrompt('How long is the warranty?', { context: 'Aurora X2 > Warranty', text: 'x'.repeat(2000) });
-  expect(prompt.content.indexOf('How long is the warranty?')).toBeLessThan(prompt.content.indexOf('Aurora X2 > Warranty'));
-  expect(prompt.content).toContain(`${'x'.repeat(YES_NO_PASSAGE_CHARS - 'Aurora X2 > Warranty\n'.length)}…`);
+test('the evidence is read once: each yes/no prompt extends the one before up to its question, and the answer prompt extends the last', () => {
+  const evidence: Chunk[] = [
+    { filename: 'warranty.md', text: 'The Aurora X2 router has a two-year warranty.' },
+    { filename: 'setup.md', text: 'Plug the Aurora X2 router in and wait for the light.' },
+    { filename: 'other.md', text: 'Unrelated.' },
+  ];
+  const question = 'How long is the warranty?';
+  const [first, second] = [0, 1].map((index) => buildYesNoGradePrompt(question, evidence, index).content);
+  const answer = buildAnswerPrompt(question, formatDocs(evidence)).content;
+  const beforeAsking = (prompt: string) => prompt.slice(0, prompt.lastIndexOf('\n\nBefore you answer:'));
+  expect(second!.startsWith(beforeAsking(first!))).toBe(true);
+  expect(answer.startsWith(beforeAsking(second!))).toBe(true);
+  expect(first).toMatch(/does snippet \[1\] contain the answer to the question\? Reply with one word, yes or no\.$/);
+  expect(first).not.toContain('setup.md');
+  expect(buildYesNoGradePrompt('保修期多长？', evidence, 1).content).toMatch(/片段 \[2\] 是否包含这个问题的答案？只回答一个词：是 或 否。$/);
 });
 
 const MODEL: ProbabilityDecision = { version: 't', candidates: 2, weights: [1, 2], intercept: 0, answerAt: 0.6, rewriteAt: 0.3, fittedOn: { sets: [], questions: 0, sha256: '', date: '', model: '' } };
@@ -65,7 +78,7 @@ function reader(answers: Array<number | null>, calls: string[], supported = () =
   return {
     model: 'm',
     supported,
-    yesProbability: async (_question, candidate) => (calls.push(`yes/no ${candidate.filename}`), answers.shift() ?? null),
+    yesProbability: async (_question, evidence, index) => (calls.push(`yes/no ${evidence[index]?.filename}`), answers.shift() ?? null),
   };
 }
 
