@@ -72,7 +72,7 @@ function metric(results: readonly QuestionResult[], list: keyof Ranks): Retrieva
   return { n: ranks.length, hit1: within(1), hit5: within(5), mrr10: ranks.length === 0 ? 0 : mrr };
 }
 
-function percentile(values: readonly number[], p: number): number {
+export function percentile(values: readonly number[], p: number): number {
   if (values.length === 0) return 0;
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] as number;
