@@ -1,5 +1,6 @@
 import Fastify from 'fastify';
 import type { ChatHistoryItem, LlamaGrammar } from 'node-llama-cpp';
+import { LOCAL_MODEL } from '../../core/local-model';
 import { ChatCompletionRequest, grammarSchema, outputSchemaOf, textOf } from './chat-request';
 import { chatPromptTokens, prefillPrompt } from './prompt-prefill';
 import { generateWithLogprobs } from './token-probabilities';
@@ -125,7 +126,7 @@ export async function startLocalLlmServer(options: LocalLlmOptions): Promise<Loc
     const created = Math.floor(Date.now() / 1000);
     const settings = {
       ...(grammar ? { grammar } : {}),
-      maxTokens: body.max_completion_tokens ?? body.max_tokens ?? 2048,
+      maxTokens: body.max_completion_tokens ?? body.max_tokens ?? LOCAL_MODEL.defaultMaxTokens,
       temperature: body.temperature ?? 0,
       signal: abort.signal,
       stopOnAbortSignal: true,
