@@ -1,5 +1,5 @@
 import Fastify from 'fastify';
-import type { ChatHistoryItem, LlamaGrammar } from 'node-llama-cpp';
+import type { ChatHistoryItem, LlamaGrammar, Token } from 'node-llama-cpp';
 import { LOCAL_MODEL } from '../../core/local-model';
 import { ChatCompletionRequest, grammarSchema, outputSchemaOf, textOf } from './chat-request';
 import { chatPromptTokens, prefillPrompt } from './prompt-prefill';
@@ -103,25 +103,30 @@ export async function startLocalLlmServer(options: LocalLlmOptions): Promise<Loc
       }
     });
     const target = { sequence, model, chatWrapper: chat.chatWrapper };
-    // In its turn: nothing if the client has gone; else the prompt read in abortable steps (prompt-prefill.ts), then the work.
-    // Each request's one log line says where its time went: the prompt read (and how much of it the KV cache
-    // already held) and the generation — what docs/PERFORMANCE.md's local-model rows are read from.
+    // In its turn: nothing if the client has gone; else the prompt read in abortable steps (prompt-prefill.ts), then the
+    // work, given the prompt's tokens. Each request's one log line says where its time went: the prompt read (and how
+    // much of it the KV cache already held) and the generation — what docs/PERFORMANCE.md's local-model rows are read from.
     const kind = body.logprobs ? 'logprobs' : schema ? 'json' : body.stream ? 'stream' : 'text';
     let prefill = { tokens: 0, reused: 0, ms: 0 };
-    const unlessAborted = <T>(work: () => Promise<T>) => async () => {
+    const unlessAborted = <T>(work: (prompt: Token[]) => Promise<T>) => async () => {
       const turn = performance.now();
       try {
         if (abort.signal.aborted) throw new Error('the client closed the request before its turn');
-        if (!body.logprobs) {
-          const read = await prefillPrompt(target, chatPromptTokens(target, history), abort.signal);
-          prefill = { tokens: read.tokens.length, reused: read.reused, ms: performance.now() - turn };
-        }
-        return await work();
+        const read = await prefillPrompt(target, chatPromptTokens(target, history), abort.signal);
+        prefill = { tokens: read.tokens.length, reused: read.reused, ms: performance.now() - turn };
+        return await work(read.tokens);
       } finally {
         if (closedAt !== undefined) log(`a closed request stopped ${Math.round(performance.now() - closedAt)} ms after its client went away`);
-        else if (!body.logprobs) log(`${kind}: ${prefill.tokens} prompt tokens (${prefill.reused} already evaluated) read in ${Math.round(prefill.ms)} ms, generated in ${Math.round(performance.now() - turn - prefill.ms)} ms`);
+        else log(`${kind}: ${prefill.tokens} prompt tokens (${prefill.reused} already evaluated) read in ${Math.round(prefill.ms)} ms, generated in ${Math.round(performance.now() - turn - prefill.ms)} ms`);
       }
     };
+    // OpenAI's usage; cached_tokens: the prompt's tokens the KV cache already held, not read again.
+    const usage = (completionTokens: number) => ({
+      prompt_tokens: prefill.tokens,
+      completion_tokens: completionTokens,
+      total_tokens: prefill.tokens + completionTokens,
+      prompt_tokens_details: { cached_tokens: prefill.reused },
+    });
     const id = `chatcmpl-local-${Date.now().toString(36)}`;
     const created = Math.floor(Date.now() / 1000);
     const settings = {
@@ -131,7 +136,6 @@ export async function startLocalLlmServer(options: LocalLlmOptions): Promise<Loc
       signal: abort.signal,
       stopOnAbortSignal: true,
     };
-    const promptTokens = tokens(body.messages.map(textOf).join('\n'));
     if (body.stream) {
       reply.hijack();
       reply.raw.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
@@ -151,28 +155,24 @@ export async function startLocalLlmServer(options: LocalLlmOptions): Promise<Loc
       return reply;
     }
     if (body.logprobs) {
-      const began = performance.now();
-      const generated = await oneAtATime(unlessAborted(() => generateWithLogprobs(target, { history, maxTokens: settings.maxTokens, topLogprobs: body.top_logprobs ?? 0, signal: abort.signal })));
-      log(`logprobs: ${generated.promptTokens} prompt tokens (${generated.reusedTokens} already evaluated), ${generated.content.length} generated, ${Math.round(performance.now() - began)} ms with the wait for its turn`);
+      const generated = await oneAtATime(unlessAborted((prompt) => generateWithLogprobs(target, { prompt, maxTokens: settings.maxTokens, topLogprobs: body.top_logprobs ?? 0, signal: abort.signal })));
       return {
         id,
         object: 'chat.completion',
         created,
         model: options.modelName,
         choices: [{ index: 0, message: { role: 'assistant', content: generated.text }, logprobs: { content: generated.content, refusal: null }, finish_reason: generated.stopReason === 'length' ? 'length' : 'stop' }],
-        usage: { prompt_tokens: generated.promptTokens, completion_tokens: generated.content.length, total_tokens: generated.promptTokens + generated.content.length, prompt_tokens_details: { cached_tokens: generated.reusedTokens } },
+        usage: usage(generated.content.length),
       };
     }
     const result = await oneAtATime(unlessAborted(() => chat.generateResponse(history, settings)));
-    const completionTokens = tokens(result.response);
     return {
       id,
       object: 'chat.completion',
       created,
       model: options.modelName,
       choices: [{ index: 0, message: { role: 'assistant', content: result.response }, finish_reason: result.metadata.stopReason === 'maxTokens' ? 'length' : 'stop' }],
-      // OpenAI's cached_tokens: the prompt's tokens the KV cache already held (prompt-prefill.ts), not read again.
-      usage: { prompt_tokens: promptTokens, completion_tokens: completionTokens, total_tokens: promptTokens + completionTokens, prompt_tokens_details: { cached_tokens: prefill.reused } },
+      usage: usage(tokens(result.response)),
     };
   });
   const url = await app.listen({ host: options.host, port: options.port });

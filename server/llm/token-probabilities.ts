@@ -1,21 +1,22 @@
-import type { ChatHistoryItem, Token } from 'node-llama-cpp';
-import { chatPromptTokens, prefillPrompt, type SequenceTarget } from './prompt-prefill';
+import type { Token } from 'node-llama-cpp';
+import type { SequenceTarget } from './prompt-prefill';
 
 /*
  * OpenAI's `logprobs` / `top_logprobs` on the local model (issue 43 §1): LlamaChat writes text but does not say how
  * likely each token was, so a request that asks for log-probabilities is generated here token by token from the
- * context sequence, with each step's probability table (node-llama-cpp's evaluateWithMetadata). The chat is rendered
- * by the same chat wrapper LlamaChat uses, so the prompt's tokens are the same, and read by prefillPrompt; greedy (temperature 0), which is
+ * context sequence, with each step's probability table (node-llama-cpp's evaluateWithMetadata), from a prompt the
+ * server has read into the sequence (prompt-prefill.ts) as for every request; greedy (temperature 0), which is
  * what a yes/no decision read from probabilities wants. No grammar here: such a request asks for a token or
  * two, and the server refuses logprobs with response_format rather than half-enforce it.
  */
 
 export type TopLogprob = { token: string; logprob: number; bytes: number[] };
 export type TokenLogprob = TopLogprob & { top_logprobs: TopLogprob[] };
-export type LogprobGeneration = { text: string; content: TokenLogprob[]; stopReason: 'stop' | 'length' | 'abort'; promptTokens: number; reusedTokens: number };
+export type LogprobGeneration = { text: string; content: TokenLogprob[]; stopReason: 'stop' | 'length' | 'abort' };
 
 export type LogprobRequest = {
-  history: ChatHistoryItem[];
+  /** The prompt's tokens, all but the last already read into the sequence (prefillPrompt). */
+  prompt: Token[];
   maxTokens: number;
   /** How many alternatives per token (OpenAI: 0–20). */
   topLogprobs: number;
@@ -31,12 +32,11 @@ export async function generateWithLogprobs(
   request: LogprobRequest,
 ): Promise<LogprobGeneration> {
   const { sequence, model } = target;
-  const { tokens, reused } = await prefillPrompt(target, chatPromptTokens(target, request.history), request.signal);
   const content: TokenLogprob[] = [];
   const generated: Token[] = [];
   let stopReason: LogprobGeneration['stopReason'] = 'length';
   const piece = (token: Token) => model.detokenize([token], true);
-  const iterator = sequence.evaluateWithMetadata(tokens.slice(-1), { probabilities: true }, { temperature: 0 });
+  const iterator = sequence.evaluateWithMetadata(request.prompt.slice(-1), { probabilities: true }, { temperature: 0 });
   for await (const { token, probabilities } of iterator) {
     if (request.signal.aborted) {
       stopReason = 'abort';
@@ -57,5 +57,5 @@ export async function generateWithLogprobs(
     generated.push(token);
     if (generated.length >= request.maxTokens) break;
   }
-  return { text: model.detokenize(generated), content, stopReason, promptTokens: tokens.length, reusedTokens: reused };
+  return { text: model.detokenize(generated), content, stopReason };
 }
